@@ -1,0 +1,17 @@
+# Sourced by the test layers: a project-local virtualenv (.venv) with the pinned
+# test and tooling requirements, (re)built only when tests/requirements.txt changes.
+# Idempotent; installs nothing globally.
+_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+_venv="$_root/.venv"
+_req="$_root/tests/requirements.txt"
+if ! command -v python3 >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq python3 python3-venv >/dev/null
+fi
+if [ ! -x "$_venv/bin/python" ] || ! cmp -s "$_req" "$_venv/.requirements.txt"; then
+  echo "venv: installing pinned requirements into $_venv" >&2
+  python3 -m venv "$_venv" || { apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$_venv"; }
+  "$_venv/bin/pip" install -q --disable-pip-version-check -r "$_req"
+  cp "$_req" "$_venv/.requirements.txt"
+fi
+export PATH="$_venv/bin:$PATH"
+unset _root _venv _req
