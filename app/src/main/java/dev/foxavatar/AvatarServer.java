@@ -1,0 +1,75 @@
+package dev.foxavatar;
+
+import io.undertow.Undertow;
+import io.undertow.UndertowOptions;
+import io.undertow.server.HttpHandler;
+import io.undertow.server.handlers.GracefulShutdownHandler;
+import java.net.InetSocketAddress;
+import org.xnio.Options;
+
+/**
+ * Undertow, configured once: small, deliberate limits so that oversized or slow requests get a 4xx or a
+ * closed connection from Undertow itself, and a graceful stop that finishes what is in flight.
+ */
+public final class AvatarServer {
+    /** Request headers beyond this are refused (400/431-class answer from Undertow). */
+    static final int MAX_HEADER_SIZE = 8 * 1024;
+    static final int MAX_HEADERS = 64;
+    /** Nothing we serve takes a body. */
+    static final long MAX_ENTITY_SIZE = 1024;
+    /** A request must arrive whole within this. */
+    static final int REQUEST_PARSE_TIMEOUT_MS = 10_000;
+    /**
+     * An idle keep-alive connection is closed after this. Longer than Nginx's upstream keepalive_timeout
+     * (60 s), so that Nginx, not us, closes pooled connections (no race on a reused one).
+     */
+    static final int NO_REQUEST_TIMEOUT_MS = 75_000;
+    static final int BUFFER_SIZE = 1024;
+
+    private final Undertow undertow;
+    private final GracefulShutdownHandler graceful;
+
+    public AvatarServer(Settings settings, HttpHandler routes) {
+        this.graceful = new GracefulShutdownHandler(routes);
+        this.undertow = Undertow.builder()
+                .addHttpListener(settings.port(), settings.bind())
+                .setIoThreads(settings.ioThreads())
+                // Every answer is made on the IO thread; the worker pool only exists because XNIO needs one.
+                .setWorkerThreads(1)
+                .setBufferSize(BUFFER_SIZE)
+                .setDirectBuffers(true)
+                .setServerOption(UndertowOptions.MAX_HEADER_SIZE, MAX_HEADER_SIZE)
+                .setServerOption(UndertowOptions.MAX_HEADERS, MAX_HEADERS)
+                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, MAX_ENTITY_SIZE)
+                .setServerOption(UndertowOptions.MAX_PARAMETERS, 32)
+                .setServerOption(UndertowOptions.MAX_COOKIES, 32)
+                .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, REQUEST_PARSE_TIMEOUT_MS)
+                .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, NO_REQUEST_TIMEOUT_MS)
+                .setServerOption(UndertowOptions.ENABLE_HTTP2, false)
+                .setSocketOption(Options.BACKLOG, 1024)
+                .setHandler(graceful)
+                .build();
+    }
+
+    public void start() {
+        undertow.start();
+    }
+
+    /** The port actually bound (differs from the setting when it was 0 in tests). */
+    public int port() {
+        return ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
+    }
+
+    /**
+     * Stops accepting new requests, waits up to {@code timeoutMillis} for those in flight to finish,
+     * then closes the listener and the connections.
+     *
+     * @return true when every request in flight finished in time
+     */
+    public boolean stopGracefully(long timeoutMillis) throws InterruptedException {
+        graceful.shutdown();
+        boolean drained = graceful.awaitShutdown(timeoutMillis);
+        undertow.stop();
+        return drained;
+    }
+}

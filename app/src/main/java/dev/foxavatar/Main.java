@@ -1,0 +1,85 @@
+package dev.foxavatar;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
+
+/** Reads the settings and the image set, starts the server, and stops it gracefully on SIGTERM/SIGINT. */
+public final class Main {
+    /** Exit status for a wrong setting. */
+    static final int EXIT_USAGE = 2;
+    /** Exit status when the server cannot start (port in use, ...). */
+    static final int EXIT_START = 1;
+    /** How long a stop waits for requests in flight. */
+    static final long SHUTDOWN_GRACE_MILLIS = 5_000;
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        // Undertow and XNIO log through jboss-logging, which ignores slf4j-simple unless told.
+        System.setProperty("org.jboss.logging.provider", "slf4j");
+
+        Settings settings;
+        ImageSet images;
+        try {
+            settings = Settings.parse(Arrays.asList(args), System.getenv());
+            images = ImageSet.scan(settings.images());
+        } catch (Settings.HelpRequested help) {
+            System.out.print(Settings.usage());
+            return;
+        } catch (SettingsException wrong) {
+            System.err.println("avatar: " + wrong.getMessage());
+            System.exit(EXIT_USAGE);
+            return;
+        } catch (IOException | UncheckedIOException unreadable) {
+            System.err.println("avatar: --images: cannot read the directory: " + unreadable.getMessage());
+            System.exit(EXIT_USAGE);
+            return;
+        }
+
+        Logger log = LoggerFactory.getLogger("fox-avatar");
+        AvatarServer server = new AvatarServer(settings, new Routes(
+                new RandomRedirectHandler(settings.locationPrefix(), images.names()), new HealthHandler()));
+        try {
+            server.start();
+        } catch (RuntimeException failed) {
+            Throwable cause = failed;
+            while (cause.getCause() != null && !(cause instanceof BindException)) {
+                cause = cause.getCause();
+            }
+            String why = cause instanceof BindException
+                    ? "cannot listen on " + settings.bind() + ":" + settings.port() + ": " + cause.getMessage()
+                    : "cannot start: " + cause;
+            System.err.println("avatar: " + why);
+            System.exit(EXIT_START);
+            return;
+        }
+
+        AtomicBoolean stopping = new AtomicBoolean();
+        Runnable stop = () -> {
+            if (stopping.compareAndSet(false, true)) {
+                log.info("stopping: finishing requests in flight (at most {} ms)", SHUTDOWN_GRACE_MILLIS);
+                try {
+                    server.stopGracefully(SHUTDOWN_GRACE_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                log.info("stopped");
+                System.exit(0);
+            }
+        };
+        // Handled signals exit 0 after a clean stop (the JVM's default for SIGTERM is 143, with no drain).
+        Signal.handle(new Signal("TERM"), signal -> stop.run());
+        Signal.handle(new Signal("INT"), signal -> stop.run());
+
+        log.info("listening on http://{}:{} with {} images from {}, redirecting to {}*, io-threads {}",
+                settings.bind().contains(":") ? "[" + settings.bind() + "]" : settings.bind(), server.port(),
+                images.size(), settings.images(), settings.locationPrefix(), settings.ioThreads());
+    }
+}

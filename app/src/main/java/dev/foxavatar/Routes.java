@@ -1,0 +1,42 @@
+package dev.foxavatar;
+
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+import io.undertow.util.Methods;
+import io.undertow.util.StatusCodes;
+
+/**
+ * The whole URL space: {@code /} (the avatar), {@code /healthz}, and {@code 404} for the rest.
+ * Only {@code GET} and {@code HEAD} are allowed ({@code 405} with {@code Allow} otherwise).
+ */
+public final class Routes implements HttpHandler {
+    public static final String AVATAR_PATH = "/";
+    public static final String HEALTH_PATH = "/healthz";
+
+    private final HttpHandler avatar;
+    private final HttpHandler health;
+
+    public Routes(HttpHandler avatar, HttpHandler health) {
+        this.avatar = avatar;
+        this.health = health;
+    }
+
+    @Override
+    public void handleRequest(HttpServerExchange exchange) throws Exception {
+        String path = exchange.getRequestPath();
+        HttpHandler target = AVATAR_PATH.equals(path) ? avatar : HEALTH_PATH.equals(path) ? health : null;
+        if (target == null) {
+            exchange.setStatusCode(StatusCodes.NOT_FOUND);
+            exchange.getResponseHeaders().put(Headers.CONTENT_LENGTH, 0L);
+            exchange.endExchange();
+        } else if (!exchange.getRequestMethod().equals(Methods.GET)
+                && !exchange.getRequestMethod().equals(Methods.HEAD)) {
+            exchange.setStatusCode(StatusCodes.METHOD_NOT_ALLOWED);
+            exchange.getResponseHeaders().put(Headers.ALLOW, "GET, HEAD").put(Headers.CONTENT_LENGTH, 0L);
+            exchange.endExchange();
+        } else {
+            target.handleRequest(exchange);
+        }
+    }
+}

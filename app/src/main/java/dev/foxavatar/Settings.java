@@ -1,0 +1,168 @@
+package dev.foxavatar;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The service's settings: command-line flags, else the matching {@code AVATAR_*} environment variable,
+ * else the default. Flags win. Every value is checked here, once, before anything starts.
+ */
+public record Settings(int port, String bind, Path images, String baseUrl, int ioThreads) {
+
+    /** One setting: its flag, its environment variable, its default and its help line. */
+    enum Option {
+        PORT("port", "8080", "TCP port to listen on (1-65535)"),
+        BIND("bind", "127.0.0.1", "address to listen on (an IP address)"),
+        IMAGES("images", "images", "directory holding the images to redirect to"),
+        BASE_URL("base-url", "", "absolute http(s) URL prefixed to image names (default: relative Location)"),
+        IO_THREADS("io-threads", "", "Undertow IO threads (1-64; default: the number of CPUs)");
+
+        final String flag;
+        final String defaultValue;
+        final String help;
+
+        Option(String name, String defaultValue, String help) {
+            this.flag = "--" + name;
+            this.defaultValue = defaultValue;
+            this.help = help;
+        }
+
+        String env() {
+            return "AVATAR_" + name();
+        }
+    }
+
+    /** Thrown for {@code --help}: the caller prints {@link #usage()} and exits 0. */
+    public static final class HelpRequested extends Exception {
+        private static final long serialVersionUID = 1L;
+    }
+
+    public static String usage() {
+        StringBuilder out = new StringBuilder("Usage: java @jvm.options -jar avatar.jar [options]\n"
+                + "Answers GET / with a 302 to a random image from the images directory.\n\nOptions:\n");
+        for (Option o : Option.values()) {
+            out.append(String.format(Locale.ROOT, "  %-20s %s%n  %-20s env %s%s%n", o.flag + " VALUE", o.help, "",
+                    o.env(), o.defaultValue.isEmpty() ? "" : ", default " + o.defaultValue));
+        }
+        return out.append(String.format(Locale.ROOT, "  %-20s %s%n", "--help", "print this help")).toString();
+    }
+
+    /** Parses flags (as {@code --name value} or {@code --name=value}) over the given environment. */
+    public static Settings parse(List<String> args, Map<String, String> env)
+            throws SettingsException, HelpRequested {
+        Map<Option, String> given = new HashMap<>();
+        Map<Option, String> source = new HashMap<>();
+        for (Option o : Option.values()) {
+            String v = env.get(o.env());
+            if (v != null && !v.isEmpty()) {
+                given.put(o, v);
+                source.put(o, o.env());
+            }
+        }
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            if (arg.equals("--help") || arg.equals("-h")) {
+                throw new HelpRequested();
+            }
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            Option option = null;
+            for (Option o : Option.values()) {
+                if (o.flag.equals(name)) {
+                    option = o;
+                }
+            }
+            if (option == null) {
+                throw new SettingsException(name, "unknown option (see --help)");
+            }
+            if (value == null) {
+                if (i + 1 >= args.size()) {
+                    throw new SettingsException(name, "needs a value");
+                }
+                value = args.get(++i);
+            }
+            given.put(option, value);
+            source.put(option, option.flag);
+        }
+        Function<Option, String> value = o -> given.getOrDefault(o, o.defaultValue);
+        Function<Option, String> named = o -> source.getOrDefault(o, o.flag);
+
+        int port = integer(named.apply(Option.PORT), value.apply(Option.PORT), 1, 65535);
+        String bind = address(named.apply(Option.BIND), value.apply(Option.BIND));
+        Path images = directory(named.apply(Option.IMAGES), value.apply(Option.IMAGES));
+        String baseUrl = baseUrl(named.apply(Option.BASE_URL), value.apply(Option.BASE_URL));
+        String threads = value.apply(Option.IO_THREADS);
+        int ioThreads = threads.isEmpty()
+                ? Math.max(1, Runtime.getRuntime().availableProcessors())
+                : integer(named.apply(Option.IO_THREADS), threads, 1, 64);
+        return new Settings(port, bind, images, baseUrl, ioThreads);
+    }
+
+    private static int integer(String setting, String text, int min, int max) throws SettingsException {
+        try {
+            int n = Integer.parseInt(text.trim());
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new SettingsException(setting, "'" + text + "' is not a whole number from " + min + " to " + max);
+    }
+
+    private static String address(String setting, String text) throws SettingsException {
+        // A literal IPv4 or IPv6 address only: a host name would mean a DNS lookup at start-up.
+        boolean ipv4 = text.matches("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+        boolean ipv6 = text.contains(":") && text.matches("[0-9A-Fa-f:.]+");
+        if (!ipv4 && !ipv6) {
+            throw new SettingsException(setting, "'" + text + "' is not an IP address");
+        }
+        return text;
+    }
+
+    private static Path directory(String setting, String text) throws SettingsException {
+        Path path = Path.of(text).toAbsolutePath().normalize();
+        if (!Files.isDirectory(path)) {
+            throw new SettingsException(setting, "'" + text + "' is not a directory");
+        }
+        if (!Files.isReadable(path)) {
+            throw new SettingsException(setting, "'" + text + "' is not readable");
+        }
+        return path;
+    }
+
+    private static String baseUrl(String setting, String text) throws SettingsException {
+        if (text.isEmpty()) {
+            return "";
+        }
+        try {
+            URI uri = new URI(text);
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+            if ((scheme.equals("http") || scheme.equals("https")) && uri.getHost() != null
+                    && uri.getRawQuery() == null && uri.getRawFragment() == null && uri.getRawUserInfo() == null) {
+                return text.endsWith("/") ? text.substring(0, text.length() - 1) : text;
+            }
+        } catch (URISyntaxException e) {
+            // reported below
+        }
+        throw new SettingsException(setting,
+                "'" + text + "' is not an absolute http(s) URL without query or fragment");
+    }
+
+    /** Where image names are resolved: empty for relative redirects. */
+    String locationPrefix() {
+        return baseUrl + "/";
+    }
+}
