@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Render the per-deployment Nginx file from nginx/fox-avatar.conf.j2.
+
+    nginx/render.py [VARS.json ...] [name=value ...] [-o OUTPUT]
+
+Variables come from JSON files and name=value pairs (a value is parsed as
+JSON when it can be: 8443, true, ["127.0.0.1"]; otherwise it is a string).
+Same Jinja settings as Ansible's template module (trim_blocks, trailing
+newline kept), so Ansible, the tests and the committed compose rendering agree.
+A missing required variable is an error naming it. Needs Jinja2 (the project
+venv has it: .venv/bin/python nginx/render.py ...).
+"""
+import argparse
+import json
+import os
+import sys
+
+import jinja2
+
+TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fox-avatar.conf.j2")
+
+
+def render(variables, template=TEMPLATE):
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(os.path.dirname(template)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    return env.get_template(os.path.basename(template)).render(**variables)
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("inputs", nargs="*", metavar="VARS.json|name=value")
+    parser.add_argument("-o", "--output", help="file to write (default: stdout)")
+    args = parser.parse_args(argv)
+    variables = {}
+    for item in args.inputs:
+        if "=" in item and not item.endswith(".json"):
+            name, value = item.split("=", 1)
+            try:
+                variables[name] = json.loads(value)
+            except ValueError:
+                variables[name] = value
+        else:
+            with open(item, encoding="utf-8") as f:
+                variables.update(json.load(f))
+    return args, variables
+
+
+def main(argv=None):
+    args, variables = parse_args(argv)
+    try:
+        text = render(variables)
+    except jinja2.UndefinedError as e:
+        print(f"render: missing variable: {e.message}", file=sys.stderr)
+        return 2
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
