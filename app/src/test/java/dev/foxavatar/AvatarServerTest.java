@@ -1,0 +1,273 @@
+package dev.foxavatar;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.undertow.server.HttpHandler;
+import io.undertow.util.Headers;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The real server on an ephemeral port, spoken to over real HTTP. */
+class AvatarServerTest {
+    private static final int IMAGES = 21;
+
+    @TempDir
+    Path dir;
+
+    private AvatarServer server;
+    private final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    private List<String> names;
+
+    private URI start(String baseUrl) throws Exception {
+        names = TestImages.create(dir, IMAGES);
+        Settings settings = new Settings(0, "127.0.0.1", dir, baseUrl, 2);
+        ImageSet images = ImageSet.scan(dir);
+        return start(settings, new Routes(
+                new RandomRedirectHandler(settings.locationPrefix(), images.names()), new HealthHandler()));
+    }
+
+    private URI start(Settings settings, HttpHandler routes) {
+        server = new AvatarServer(settings, routes);
+        server.start();
+        return URI.create("http://127.0.0.1:" + server.port());
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (server != null) {
+            server.stopGracefully(1000);
+        }
+    }
+
+    private HttpResponse<String> send(String method, URI uri) throws Exception {
+        return client.send(HttpRequest.newBuilder(uri).method(method, HttpRequest.BodyPublishers.noBody())
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private String location(HttpResponse<?> response) {
+        return response.headers().firstValue("Location").orElseThrow();
+    }
+
+    @Test
+    void avatar_path_redirects_to_an_image_with_no_store() throws Exception {
+        HttpResponse<String> r = send("GET", start("").resolve("/"));
+        assertEquals(302, r.statusCode());
+        assertTrue(location(r).startsWith("/"), location(r));
+        assertTrue(names.contains(location(r).substring(1)), location(r));
+        assertEquals("no-store", r.headers().firstValue("Cache-Control").orElseThrow());
+        assertEquals("", r.body());
+        assertEquals("0", r.headers().firstValue("Content-Length").orElseThrow());
+    }
+
+    @Test
+    void head_answers_like_get_without_a_body() throws Exception {
+        HttpResponse<String> r = send("HEAD", start("").resolve("/"));
+        assertEquals(302, r.statusCode());
+        assertTrue(names.contains(location(r).substring(1)));
+        assertEquals("no-store", r.headers().firstValue("Cache-Control").orElseThrow());
+        assertEquals("", r.body());
+    }
+
+    @Test
+    void a_query_string_does_not_change_the_answer() throws Exception {
+        HttpResponse<String> r = send("GET", start("").resolve("/?size=64&v=2"));
+        assertEquals(302, r.statusCode());
+        assertTrue(names.contains(location(r).substring(1)));
+    }
+
+    @Test
+    void location_is_absolute_when_a_base_url_is_set() throws Exception {
+        HttpResponse<String> r = send("GET", start("https://cdn.example/foxes").resolve("/"));
+        assertEquals(302, r.statusCode());
+        assertTrue(location(r).startsWith("https://cdn.example/foxes/Renard-"), location(r));
+        assertTrue(names.contains(location(r).substring("https://cdn.example/foxes/".length())));
+    }
+
+    @Test
+    void other_methods_get_405_with_allow() throws Exception {
+        URI base = start("");
+        for (String method : List.of("POST", "PUT", "DELETE", "OPTIONS", "PATCH")) {
+            HttpResponse<String> r = send(method, base.resolve("/"));
+            assertEquals(405, r.statusCode(), method);
+            assertEquals("GET, HEAD", r.headers().firstValue("Allow").orElseThrow(), method);
+        }
+    }
+
+    @Test
+    void health_path_answers_200_ok_every_time() throws Exception {
+        URI base = start("");
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> r = send("GET", base.resolve("/healthz"));
+            assertEquals(200, r.statusCode());
+            assertEquals("ok\n", r.body());
+        }
+    }
+
+    @Test
+    void other_paths_get_404() throws Exception {
+        URI base = start("");
+        for (String path : List.of("/Renard-1.png", "/index.html", "/healthz/", "/a/b", "/favicon.ico")) {
+            assertEquals(404, send("GET", base.resolve(path)).statusCode(), path);
+        }
+    }
+
+    @Test
+    void every_image_is_reached_and_the_choice_is_plausibly_uniform() throws Exception {
+        URI avatar = start("").resolve("/");
+        int draws = IMAGES * 300;
+        Map<String, Integer> counts = new HashMap<>();
+        for (int i = 0; i < draws; i++) {
+            counts.merge(location(send("GET", avatar)).substring(1), 1, Integer::sum);
+        }
+        assertEquals(IMAGES, counts.size(), "every image reached: " + counts.keySet());
+        double expected = (double) draws / IMAGES;
+        double chiSquare = counts.values().stream().mapToDouble(c -> (c - expected) * (c - expected) / expected).sum();
+        // 20 degrees of freedom: P(chi2 > 80) is about 1e-8 for a uniform choice, so this never flakes,
+        // while a choice skewed towards a few images (or stuck on one) lands far above it.
+        assertTrue(chiSquare < 80, "chi-square " + chiSquare + " for " + counts);
+    }
+
+    @Test
+    void many_concurrent_clients_all_get_redirects() throws Exception {
+        URI avatar = start("").resolve("/");
+        ExecutorService pool = Executors.newFixedThreadPool(32);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int c = 0; c < 32; c++) {
+                results.add(pool.submit(() -> {
+                    HttpClient own = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                    int ok = 0;
+                    for (int i = 0; i < 100; i++) {
+                        HttpResponse<Void> r = own.send(HttpRequest.newBuilder(avatar).build(),
+                                HttpResponse.BodyHandlers.discarding());
+                        ok += r.statusCode() == 302 ? 1 : 0;
+                    }
+                    return ok;
+                }));
+            }
+            for (Future<Integer> f : results) {
+                assertEquals(100, f.get(60, TimeUnit.SECONDS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static String raw(int port, byte[] request) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            out.write(request);
+            out.flush();
+            InputStream in = socket.getInputStream();
+            byte[] head = in.readNBytes(12);
+            return new String(head, StandardCharsets.US_ASCII);
+        }
+    }
+
+    @Test
+    void oversized_request_headers_get_a_4xx() throws Exception {
+        start("");
+        String big = "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(AvatarServer.MAX_HEADER_SIZE + 100)
+                + "\r\n\r\n";
+        String status = raw(server.port(), big.getBytes(StandardCharsets.US_ASCII));
+        assertTrue(status.matches("HTTP/1\\.1 4\\d\\d"), status);
+    }
+
+    @Test
+    void too_many_headers_get_a_4xx() throws Exception {
+        start("");
+        StringBuilder req = new StringBuilder("GET / HTTP/1.1\r\nHost: x\r\n");
+        for (int i = 0; i < AvatarServer.MAX_HEADERS + 10; i++) {
+            req.append("X-H").append(i).append(": v\r\n");
+        }
+        String status = raw(server.port(), req.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
+        assertTrue(status.matches("HTTP/1\\.1 4\\d\\d"), status);
+    }
+
+    @Test
+    void malformed_request_lines_get_a_400_and_the_server_keeps_serving() throws Exception {
+        URI base = start("");
+        for (String bad : List.of("GARBAGE\r\n\r\n", "GET /\u0001 HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET / HTTP/1.1\r\nBad Header\r\n\r\n")) {
+            String status = raw(server.port(), bad.getBytes(StandardCharsets.ISO_8859_1));
+            assertTrue(status.matches("HTTP/1\\.1 4\\d\\d") || status.isEmpty(), bad + " -> " + status);
+        }
+        assertEquals(302, send("GET", base.resolve("/")).statusCode());
+    }
+
+    @Test
+    void a_graceful_stop_finishes_the_request_in_flight_then_refuses_connections() throws Exception {
+        names = TestImages.create(dir, 1);
+        CountDownLatch inFlight = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        // A slow request, dispatched off the IO thread, stands for any request caught by the stop.
+        HttpHandler slow = exchange -> exchange.dispatch(() -> {
+            inFlight.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/plain");
+            exchange.getResponseSender().send("done");
+        });
+        URI base = start(new Settings(0, "127.0.0.1", dir, "", 1), slow);
+        int port = server.port();
+        var pending = client.sendAsync(HttpRequest.newBuilder(base.resolve("/")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertTrue(inFlight.await(10, TimeUnit.SECONDS));
+
+        ExecutorService stopper = Executors.newSingleThreadExecutor();
+        Future<Boolean> stopped = stopper.submit(() -> server.stopGracefully(10_000));
+        Thread.sleep(200);
+        assertFalse(stopped.isDone(), "the stop waits for the request in flight");
+        release.countDown();
+
+        HttpResponse<String> r = pending.get(10, TimeUnit.SECONDS);
+        assertEquals(200, r.statusCode());
+        assertEquals("done", r.body());
+        assertTrue(stopped.get(10, TimeUnit.SECONDS), "drained in time");
+        stopper.shutdown();
+        server = null;
+        boolean refused;
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+            refused = false;
+        } catch (ConnectException e) {
+            refused = true;
+        }
+        assertTrue(refused, "no longer accepting");
+    }
+}
