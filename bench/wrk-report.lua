@@ -1,0 +1,30 @@
+-- wrk script of the benchmark: counts every response whose status is not 302 and prints one
+-- JSON line of results in done() (wrk's own summary counts only socket errors and statuses > 399).
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  not302 = 0
+end
+
+function response(status, headers, body)
+  if status ~= 302 then
+    not302 = not302 + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local n = 0
+  for _, t in ipairs(threads) do
+    n = n + t:get("not302")
+  end
+  local e = summary.errors
+  io.write(string.format(
+    'WRKJSON {"requests":%d,"duration_us":%d,"not302":%d,"connect":%d,"read":%d,"write":%d,' ..
+    '"status":%d,"timeout":%d,"p50_us":%d,"p99_us":%d,"max_us":%d}\n',
+    summary.requests, summary.duration, n, e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(99), latency.max))
+end
