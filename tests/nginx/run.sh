@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# make test-nginx: the Nginx layer against a real Nginx, the real jar and a real
+# browser, all on loopback. Installs what is missing (Debian packages, the
+# pinned venv); builds nothing (make builds the jar first).
+#   tests/images  the image set and its drawing script
+#   tests/stack   the shared HTTP assertions (loopback stack started by the suite)
+#   tests/nginx   configuration, logs, fallback, browser (loopback only)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source tests/lib/apt.sh
+# nginx: Debian's package; chromium + driver: the browser test; libnss3-tools:
+# certutil (test CA into the browser's NSS db); curl: the HTTP/2 check.
+apt_need nginx chromium chromium-driver libnss3-tools openssl curl
+source tests/lib/venv.sh
+
+[ -f app/target/avatar.jar ] || { echo "test-nginx: app/target/avatar.jar missing (run: make build)" >&2; exit 2; }
+
+paths=()
+[ -d tests/images ] && paths+=(tests/images)
+paths+=(tests/stack tests/nginx)
+exec python -m pytest -p no:cacheprovider -q -rfEs "${paths[@]}" "$@"

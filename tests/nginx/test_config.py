@@ -1,0 +1,188 @@
+"""The Nginx configuration itself, on the loopback stack: clean `nginx -t`,
+the template, the generated fallback map, logs, timeouts, keepalive."""
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from stack.client import get
+from stack.stacks import NGINX_DIR, REPO, fallback_names, image_names, load_renderer
+
+GEN = NGINX_DIR / "gen-fallback.py"
+RENDER = NGINX_DIR / "render.py"
+REQUIRED = {
+    "avatar_server_name": "avatar.example.org",
+    "avatar_tls_certificate": "/etc/ssl/fullchain.pem",
+    "avatar_tls_certificate_key": "/etc/ssl/privkey.pem",
+    "avatar_images_root": "/srv/fox-avatar/images",
+}
+
+
+@pytest.fixture(scope="module")
+def loopback(stack):
+    if stack.kind != "loopback":
+        pytest.skip("needs the loopback stack (its files and processes)")
+    return stack
+
+
+# --- nginx -t -------------------------------------------------------------------
+
+def test_nginx_t_is_clean_without_warnings(loopback):
+    out = subprocess.run(loopback.nginx_args("-t"), capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert "test is successful" in out.stderr
+    assert not re.search(r"\[(warn|emerg|alert|crit|error)\]", out.stderr), out.stderr
+
+
+def test_running_nginx_logged_no_warnings(loopback):
+    text = "".join(p.read_text() for p in loopback.logs.glob("*error*.log"))
+    text += (loopback.logs / "nginx.stderr").read_text()
+    assert not re.search(r"\[(warn|emerg|alert|crit)\]", text), text
+
+
+# --- the per-deployment template -----------------------------------------------------
+
+def test_template_defaults_to_debian_12_http2_syntax():
+    text = load_renderer()(REQUIRED)
+    assert re.findall(r"^\s*listen (.*);$", text, re.M) == [
+        "*:80", "[::]:80", "*:443 ssl http2", "[::]:443 ssl http2"]
+    assert "http2 on;" not in text
+    assert 'set $avatar_https_port "";' in text
+    assert "server 127.0.0.1:8080 " in text
+    assert "set $avatar_images_max_age 604800;" in text
+
+
+def test_template_uses_http2_directive_for_newer_nginx():
+    text = load_renderer()({**REQUIRED, "avatar_http2_on_directive": True,
+                            "avatar_https_redirect_port": 8443, "avatar_listen_addresses": ["*"],
+                            "avatar_upstream_servers": ["app:8080", "app2:8080"],
+                            "avatar_images_max_age": 2592000})
+    assert re.findall(r"^\s*listen (.*);$", text, re.M) == ["*:80", "*:443 ssl"]
+    assert re.search(r"^\s*http2 on;$", text, re.M)
+    assert 'set $avatar_https_port ":8443";' in text
+    assert "server app:8080 " in text and "server app2:8080 " in text
+    assert "set $avatar_images_max_age 2592000;" in text
+
+
+def test_render_names_a_missing_variable_in_one_line():
+    args = [f"{k}={v}" for k, v in REQUIRED.items() if k != "avatar_images_root"]
+    out = subprocess.run([sys.executable, str(RENDER), *args], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "avatar_images_root" in out.stderr, out.stderr
+
+
+def test_committed_renderings_are_current():
+    """Any committed rendering (e.g. compose's fixed file: NAME.json beside
+    NAME.conf under nginx/) must equal the template rendered with its values."""
+    render = load_renderer()
+    for values in NGINX_DIR.rglob("*.json"):
+        conf = values.with_suffix(".conf")
+        if conf.exists():
+            expected = render(json.loads(values.read_text()))
+            assert conf.read_text() == expected, f"{conf} is stale: nginx/render.py {values} -o {conf}"
+
+
+# --- the fallback map ---------------------------------------------------------------
+
+def test_fallback_map_matches_images_dir_exactly():
+    images = image_names(REPO / "images")
+    assert images, "images/ holds no images yet"
+    assert sorted(fallback_names()) == sorted(images)
+    out = subprocess.run([sys.executable, str(GEN), str(REPO / "images")],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout == (NGINX_DIR / "fox-avatar" / "fallback-images.conf").read_text(), \
+        "stale: run nginx/gen-fallback.py images -o nginx/fox-avatar/fallback-images.conf"
+
+
+def test_gen_fallback_takes_exactly_the_app_image_set(tmp_path):
+    for name in ["Renard-1.png", "b.jpg", "c.jpeg", "d.gif", "e.webp", "x_y-z.1.png", "Z9.png"]:
+        (tmp_path / name).write_bytes(b"x")
+    for name in [".hidden.png", "-dash.png", "UPPER.PNG", "a.txt", "a.png.bak", "a b.png", "é.png"]:
+        (tmp_path / name).write_bytes(b"x")
+    (tmp_path / "dir.png").mkdir()
+    out = subprocess.run([sys.executable, str(GEN), str(tmp_path)], capture_output=True, text=True, check=True)
+    entries = re.findall(r"^\s*([\d.]+%|\*)\s+(\S+);$", out.stdout, re.M)
+    assert sorted(n for _, n in entries) == sorted(
+        ["Renard-1.png", "b.jpg", "c.jpeg", "d.gif", "e.webp", "x_y-z.1.png", "Z9.png"])
+    shares = [float(s[:-1]) for s, _ in entries if s != "*"]
+    assert entries[-1][0] == "*" and len(set(shares)) == 1 and sum(shares) < 100
+
+
+def test_gen_fallback_rejects_an_empty_dir_in_one_line(tmp_path):
+    out = subprocess.run([sys.executable, str(GEN), str(tmp_path)], capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "IMAGES_DIR" in out.stderr
+
+
+# --- behaviour visible only from inside ---------------------------------------------
+
+def access_lines(stack, marker):
+    return [line for line in stack.access_log().splitlines() if marker in line]
+
+
+def test_acme_challenge_file_is_served_over_http(loopback):
+    d = loopback.acme_webroot / ".well-known" / "acme-challenge"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "tok-en_123").write_text("tok-en_123.thumbprint")
+    r = get(loopback, "/.well-known/acme-challenge/tok-en_123", https=False)
+    assert r.status == 200 and r.body == b"tok-en_123.thumbprint"
+    assert r.header("Content-Type") == "text/plain"
+
+
+def test_images_and_unknown_paths_never_reach_java(loopback):
+    for path in ["/Renard-1.png?x=java-check", "/Renard-999.png?x=java-check", "/healthz?x=java-check"]:
+        get(loopback, path)
+    time.sleep(0.2)
+    lines = access_lines(loopback, "x=java-check")
+    assert len(lines) == 3 and all('ua="-"' in line for line in lines), lines
+
+
+def test_avatar_url_is_passed_to_the_sidecar(loopback):
+    get(loopback, "/?x=proxied-check")
+    time.sleep(0.2)
+    (line,) = access_lines(loopback, "x=proxied-check")
+    assert f'ua="127.0.0.1:{loopback.app_port}" us="302"' in line and "fallback=0" in line
+
+
+def test_upstream_connections_are_kept_alive(loopback):
+    for _ in range(20):
+        assert get(loopback, "/").status == 302
+    port = f"{loopback.app_port:04X}"
+    established = [line for line in Path("/proc/net/tcp").read_text().splitlines()[1:]
+                   if line.split()[2].endswith(":" + port) and line.split()[3] == "01"]
+    # Without keepalive Nginx closes each upstream connection after the response.
+    assert 1 <= len(established) <= 16, established
+
+
+def test_slow_sidecar_gets_the_fallback_after_the_read_timeout(loopback):
+    loopback.pause_app()
+    try:
+        start = time.monotonic()
+        r = get(loopback, "/?x=slow-check")
+        took = time.monotonic() - start
+    finally:
+        loopback.resume_app()
+    assert r.status == 302 and b"<html>" in r.body and r.header("Cache-Control") == "no-store"
+    assert 1.5 < took < 5, took
+    time.sleep(0.2)
+    (line,) = [l for l in loopback.fallback_log().splitlines() if "x=slow-check" in l]
+    assert 'us="504"' in line and "fallback=1" in line
+    assert "upstream timed out" in (loopback.logs / "error.log").read_text()
+    r = get(loopback, "/?x=after-slow")
+    assert r.status == 302 and r.body == b""
+
+
+def test_stopped_sidecar_is_logged_as_fallback(loopback):
+    loopback.stop_app()
+    try:
+        r = get(loopback, "/?x=down-check")
+    finally:
+        loopback.start_app()
+    assert r.status == 302
+    time.sleep(0.2)
+    (line,) = [l for l in loopback.fallback_log().splitlines() if "x=down-check" in l]
+    assert 'us="502"' in line and "fallback=1" in line
+    assert "connect() failed" in (loopback.logs / "error.log").read_text()

@@ -1,0 +1,327 @@
+"""The shared HTTP assertions: run against any stack (tests/stack/stacks.py):
+the loopback one started here, or compose/Ansible ones (AVATAR_STACK=external).
+Every request names the stack's host; nothing is followed automatically."""
+import re
+import shutil
+import ssl
+import subprocess
+import time
+from urllib.parse import urlsplit
+
+import pytest
+
+from stack.client import get, raw, request, tls_context, tls_socket
+from stack.stacks import image_names
+
+WEEK = 7 * 24 * 3600
+TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg",
+         "gif": "image/gif", "webp": "image/webp"}
+
+
+@pytest.fixture(scope="module")
+def images(stack):
+    names = image_names(stack.images_dir)
+    assert names, f"no images in {stack.images_dir}"
+    return names
+
+
+def redirect_target(stack, response):
+    """The image name a 302 from the avatar URL points to (relative Location,
+    or absolute on the stack's own origin when the sidecar has a base URL)."""
+    location = response.header("Location")
+    assert location, "302 without Location"
+    parts = urlsplit(location)
+    if parts.scheme:
+        assert f"{parts.scheme}://{parts.netloc}" == stack.https_origin(), location
+    assert not parts.query and not parts.fragment, location
+    assert re.fullmatch(r"/[^/]+", parts.path), location
+    return parts.path[1:]
+
+
+def by_fallback(response):
+    """The sidecar's 302 has an empty body; Nginx's own (the fallback) carries
+    its small HTML page."""
+    return b"<html>" in response.body
+
+
+def assert_security_headers(r, https=True):
+    hsts = r.headers.get("strict-transport-security", [])
+    if https:
+        assert len(hsts) == 1, f"{r.status}: Strict-Transport-Security {hsts}"
+        m = re.fullmatch(r"max-age=(\d+)(;.*)?", hsts[0])
+        assert m and int(m.group(1)) >= 365 * 24 * 3600, hsts
+    else:
+        assert not hsts, "HSTS must not be sent over plain HTTP (RFC 6797 7.2)"
+    assert r.headers.get("x-content-type-options") == ["nosniff"], f"{r.status}: {r.headers}"
+
+
+def assert_cacheable_image(stack, name, r):
+    assert r.status == 200, (name, r.status)
+    assert r.header("Content-Type") == TYPES[name.rsplit(".", 1)[1]]
+    cc = r.header("Cache-Control")
+    m = re.fullmatch(r"public, max-age=(\d+)", cc or "")
+    assert m and int(m.group(1)) >= WEEK, f"Cache-Control: {cc}"
+    assert r.header("ETag") and r.header("Last-Modified")
+    assert r.header("Access-Control-Allow-Origin") == "*"
+    assert r.body == (stack.images_dir / name).read_bytes(), f"{name}: not the file's bytes"
+    assert_security_headers(r)
+
+
+# --- the avatar URL -----------------------------------------------------------
+
+def test_avatar_url_redirects_to_a_random_existing_fox(stack, images):
+    seen = []
+    for _ in range(40):
+        r = get(stack, "/")
+        assert r.status == 302, r
+        assert r.header("Cache-Control") == "no-store"
+        assert not by_fallback(r), "the sidecar should be answering"
+        seen.append(redirect_target(stack, r))
+        assert_security_headers(r)
+    assert set(seen) <= images, set(seen) - images
+    assert len(set(seen)) > 5, f"40 redirects, only {sorted(set(seen))}"
+
+
+def test_each_redirect_lands_on_an_image_served_with_caching_headers(stack, images):
+    targets = {redirect_target(stack, get(stack, "/")) for _ in range(30)}
+    for name in sorted(targets):
+        assert_cacheable_image(stack, name, get(stack, f"/{name}"))
+
+
+def test_every_image_is_served_with_caching_headers(stack, images):
+    for name in sorted(images):
+        assert_cacheable_image(stack, name, get(stack, f"/{name}"))
+
+
+@pytest.mark.parametrize("path", ["/?size=64", "/?a=1&b=%2e%2e%2f&c", "/?"])
+def test_query_string_on_avatar_url_is_fine(stack, images, path):
+    r = get(stack, path)
+    assert r.status == 302 and r.header("Cache-Control") == "no-store"
+    assert redirect_target(stack, r) in images
+
+
+def test_head_on_avatar_url_redirects_without_body(stack, images):
+    r = request(stack, "HEAD", "/")
+    assert r.status == 302 and r.body == b""
+    assert redirect_target(stack, r) in images
+
+
+def test_other_methods_get_the_sidecars_405(stack):
+    for method in ("POST", "PUT", "DELETE"):
+        r = request(stack, method, "/", body=b"x" if method != "DELETE" else None)
+        assert r.status == 405, (method, r.status)
+        assert r.header("Allow") == "GET, HEAD"
+        assert_security_headers(r)
+
+
+# --- images -----------------------------------------------------------------------
+
+def test_image_revalidation_with_etag_costs_a_304(stack, images):
+    name = sorted(images)[0]
+    first = get(stack, f"/{name}")
+    r = get(stack, f"/{name}", headers={"If-None-Match": first.header("ETag")})
+    assert r.status == 304 and r.body == b""
+    assert r.header("ETag") == first.header("ETag")
+    assert r.header("Cache-Control") == first.header("Cache-Control")
+    assert_security_headers(r)
+
+
+def test_image_revalidation_with_last_modified_costs_a_304(stack, images):
+    name = sorted(images)[-1]
+    first = get(stack, f"/{name}")
+    r = get(stack, f"/{name}", headers={"If-Modified-Since": first.header("Last-Modified")})
+    assert r.status == 304 and r.body == b""
+    assert_security_headers(r)
+
+
+def test_changed_etag_gets_the_full_image(stack, images):
+    name = sorted(images)[0]
+    r = get(stack, f"/{name}", headers={"If-None-Match": '"not-the-etag"'})
+    assert_cacheable_image(stack, name, r)
+
+
+@pytest.mark.parametrize("path", [
+    "/Renard-999.png", "/nope.png", "/Renard-1.PNG", "/Renard-1.png.bak", "/Renard-1",
+    "/.Renard-1.png", "/-x.png", "/images/Renard-1.png", "/Renard-1.png/", "/healthz",
+    "/draw.py", "/draw.sh", "/contact-sheet.py", "/index.html", "/images/", "/.well-known/acme-challenge/x",
+])
+def test_unknown_paths_are_nginx_404_never_java(stack, path):
+    r = get(stack, path)
+    assert r.status == 404, (path, r.status)
+    # Nginx's own error page (the sidecar's 404 has an empty body).
+    assert b"<center>nginx</center>" in r.body, r.body
+    assert r.header("Cache-Control") is None, "a 404 must not be cached as an image"
+    assert_security_headers(r)
+
+
+# --- HTTP -> HTTPS -----------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/", "/Renard-1.png", "/some/path?q=1&r=%2F", "/?"])
+def test_http_redirects_permanently_to_https_same_host_path_and_port(stack, path):
+    r = get(stack, path, https=False)
+    assert r.status == 301, r.status
+    port = "" if stack.redirect_port == 443 else f":{stack.redirect_port}"
+    assert r.header("Location") == f"https://{stack.host}{port}{path}"
+    assert_security_headers(r, https=False)
+
+
+def test_acme_challenge_path_is_served_not_redirected(stack):
+    r = get(stack, "/.well-known/acme-challenge/no-such-token", https=False)
+    assert r.status == 404, r.status
+
+
+# --- TLS ----------------------------------------------------------------------------
+
+def test_tls_1_1_is_refused(stack):
+    # The client is willing (lowest security level, TLS 1.0-1.1 only); Nginx must say no.
+    ctx = tls_context(stack, minimum=ssl.TLSVersion.TLSv1, maximum=ssl.TLSVersion.TLSv1_1,
+                      ciphers="DEFAULT:@SECLEVEL=0")
+    with pytest.raises(ssl.SSLError):
+        tls_socket(stack, ctx).close()
+
+
+@pytest.mark.parametrize("version", [ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3])
+def test_tls_1_2_and_1_3_are_accepted(stack, version):
+    with tls_socket(stack, tls_context(stack, minimum=version, maximum=version)) as s:
+        assert s.version() == version.name.replace("v1_", "v1.")
+
+
+def test_tls_1_2_uses_forward_secret_aead_ciphers_only(stack):
+    ctx = tls_context(stack, maximum=ssl.TLSVersion.TLSv1_2)
+    with tls_socket(stack, ctx) as s:
+        name = s.cipher()[0]
+    assert re.match(r"(ECDHE|DHE)-(ECDSA|RSA)-(AES\d+-GCM|CHACHA20-POLY1305)", name), name
+    weak = tls_context(stack, maximum=ssl.TLSVersion.TLSv1_2,
+                       ciphers="ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES128-SHA:AES128-SHA:AES128-GCM-SHA256")
+    with pytest.raises(ssl.SSLError):
+        tls_socket(stack, weak).close()
+
+
+def test_http2_is_negotiated_via_alpn(stack):
+    with tls_socket(stack, tls_context(stack, alpn=["h2", "http/1.1"])) as s:
+        assert s.selected_alpn_protocol() == "h2"
+
+
+def test_http2_request_gets_the_redirect(stack):
+    curl = shutil.which("curl")
+    if not curl:
+        pytest.skip("curl is not installed")
+    out = subprocess.run(
+        [curl, "-sS", "--http2", "--cacert", stack.ca_file, "-o", "/dev/null",
+         "--resolve", f"{stack.host}:{stack.https_port}:{stack.addr}",
+         "-w", "%{http_version} %{http_code} %{redirect_url}", f"{stack.https_origin()}/?via=h2"],
+        capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    version, code, _ = out.stdout.split(" ", 2)
+    assert (version, code) == ("2", "302"), out.stdout
+
+
+# --- headers on everything ------------------------------------------------------
+
+def test_hsts_and_nosniff_on_every_https_response(stack, images):
+    name = sorted(images)[0]
+    etag = get(stack, f"/{name}").header("ETag")
+    responses = {
+        302: get(stack, "/"),
+        200: get(stack, f"/{name}"),
+        304: get(stack, f"/{name}", headers={"If-None-Match": etag}),
+        404: get(stack, "/missing.png"),
+        405: request(stack, "POST", "/", body=b""),
+        400: raw(stack, b"GET /%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+    }
+    for status, r in responses.items():
+        assert r.status == status, (status, r.status)
+        assert_security_headers(r)
+
+
+def test_server_version_is_not_disclosed(stack):
+    for r in (get(stack, "/"), get(stack, "/missing.png"), get(stack, "/", https=False)):
+        assert r.header("Server") in (None, "nginx"), r.header("Server")
+        assert not re.search(rb"nginx/\d", r.body)
+
+
+# --- traversal ------------------------------------------------------------------------
+
+TRAVERSALS = [
+    b"/../../../../etc/passwd",
+    b"/..%2f..%2f..%2fetc%2fpasswd",
+    b"/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+    b"/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    b"/%252e%252e/%252e%252e/etc/passwd",
+    b"/Renard-1.png/..",
+    b"/Renard-1.png/../../etc/passwd",
+    b"/Renard-1.png%2f..%2f..%2fetc%2fpasswd",
+    b"/..\\..\\..\\etc\\passwd",
+    b"/%5c..%5c..%5cetc%5cpasswd",
+    b"/Renard-1.png%00.txt",
+    b"/Renard-1.png%00",
+    b"/Renard-1.png\x00",
+    b"/Renard-1.png%0a",
+    b"//etc/passwd",
+    b"/./../etc/passwd.png",
+    b"/..png",
+    b"/../nginx/fox-avatar/tls.conf",
+    b"/..%2fapp%2fjvm.options",
+    b"/..%2fREADME.md",
+    b"http://evil/../../etc/passwd",
+    b"http://evil/%2e%2e/%2e%2e/etc/passwd",
+    b"https://evil/../Renard-1.png",
+    b"*",
+]
+
+
+@pytest.mark.parametrize("https", [True, False], ids=["https", "http"])
+@pytest.mark.parametrize("target", TRAVERSALS, ids=lambda t: t.decode("latin-1").encode("unicode_escape").decode())
+def test_traversal_attempts_never_escape_the_images_root(stack, images, target, https):
+    r = raw(stack, b"GET " + target + b" HTTP/1.1\r\nHost: " + stack.host.encode()
+            + b"\r\nConnection: close\r\n\r\n", https=https)
+    assert r.status != 0, "no HTTP response"
+    assert r.status < 500, r.status
+    assert b"root:" not in r.body and b"ssl_" not in r.body and b"-Xmx" not in r.body
+    if r.status == 200:   # only ever a real image, byte for byte
+        assert any(r.body == (stack.images_dir / n).read_bytes() for n in images), r.body[:200]
+    if https:
+        assert r.status in (200, 302, 400, 404, 405), r.status
+        assert_security_headers(r)
+    else:
+        assert r.status in (301, 400, 404), r.status
+
+
+# --- the fallback (keep last: it stops the Java service) ---------------------------
+
+def test_fallback_answers_while_the_sidecar_is_stopped_and_it_takes_over_again(stack, images):
+    log_before = stack.fallback_log()
+    stack.stop_app()
+    try:
+        picks = []
+        for _ in range(30):
+            r = get(stack, "/?while=stopped")
+            assert r.status == 302, r.status
+            assert by_fallback(r), "a 302 while the sidecar is stopped must be Nginx's"
+            assert r.header("Cache-Control") == "no-store"
+            assert_security_headers(r)
+            picks.append(redirect_target(stack, r))
+        assert set(picks) <= images
+        assert len(set(picks)) > 5, f"fallback not random: {sorted(set(picks))}"
+        for name in set(picks):
+            assert get(stack, f"/{name}").status == 200
+        log_during = stack.fallback_log()
+        if log_before is not None:
+            new = log_during[len(log_before):]
+            assert new.count("?while=stopped") == 30, new
+    finally:
+        stack.start_app()
+    deadline = time.monotonic() + 30
+    while True:
+        r = get(stack, "/?while=started")
+        assert r.status == 302
+        if not by_fallback(r):
+            break
+        assert time.monotonic() < deadline, "the sidecar did not take over again within 30 s"
+        time.sleep(0.5)
+    for _ in range(10):
+        r = get(stack, "/?after=restart")
+        assert r.status == 302 and not by_fallback(r)
+        assert redirect_target(stack, r) in images
+    if log_before is not None:
+        assert "?after=restart" not in stack.fallback_log()
