@@ -7,6 +7,10 @@ _req="$_root/tests/requirements.txt"
 if ! command -v python3 >/dev/null; then
   apt-get update -qq && apt-get install -y -qq python3 python3-venv >/dev/null
 fi
+mkdir -p "$_root/.cache"
+# Serialise (re)builds: two layers starting at once must not install over each other.
+exec 9>"$_root/.cache/venv.lock"
+flock 9
 if [ ! -x "$_venv/bin/python" ] || ! cmp -s "$_req" "$_venv/.requirements.txt"; then
   echo "venv: installing pinned requirements into $_venv" >&2
   python3 -m venv "$_venv" || { apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$_venv"; }
@@ -14,4 +18,6 @@ if [ ! -x "$_venv/bin/python" ] || ! cmp -s "$_req" "$_venv/.requirements.txt"; 
   cp "$_req" "$_venv/.requirements.txt"
 fi
 export PATH="$_venv/bin:$PATH"
+flock -u 9
+exec 9>&-
 unset _root _venv _req
