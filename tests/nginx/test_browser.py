@@ -122,32 +122,33 @@ def load(driver, stack, url=None):
     else:
         driver.refresh()
     wait_for_images(driver)
-    time.sleep(0.3)                        # let the last events arrive
-    events = network_events(driver)
     origin = stack.https_origin()
-    chain = {}        # requestId -> avatar index
-    target = {}       # requestId -> image name
-    cached = set()
-    status = {}
-    for ev in events:
-        method, p = ev.get("method"), ev.get("params", {})
-        if method == "Network.requestWillBeSent":
-            url_ = p["request"]["url"]
-            m = re.fullmatch(re.escape(origin) + r"/\?avatar=(\d+)", url_)
-            if m:
-                chain[p["requestId"]] = int(m.group(1))
-            elif p["requestId"] in chain and p.get("redirectResponse"):
-                assert p["redirectResponse"]["status"] == 302, p["redirectResponse"]
-                parts = urlsplit(url_)
-                assert f"{parts.scheme}://{parts.netloc}" == origin, url_
-                target[p["requestId"]] = parts.path.lstrip("/")
-        elif method == "Network.requestServedFromCache":
-            cached.add(p["requestId"])
-        elif method == "Network.responseReceived":
-            r = p["response"]
-            status[p["requestId"]] = r["status"]
-            if r.get("fromDiskCache") or r.get("fromPrefetchCache"):
+    chain, target, status, cached = {}, {}, {}, set()   # by requestId
+    deadline = time.monotonic() + 10
+    while True:                            # events may trail the load event a little
+        for ev in network_events(driver):
+            method, p = ev.get("method"), ev.get("params", {})
+            if method == "Network.requestWillBeSent":
+                url_ = p["request"]["url"]
+                m = re.fullmatch(re.escape(origin) + r"/\?avatar=(\d+)", url_)
+                if m:
+                    chain[p["requestId"]] = int(m.group(1))
+                elif p["requestId"] in chain and p.get("redirectResponse"):
+                    assert p["redirectResponse"]["status"] == 302, p["redirectResponse"]
+                    parts = urlsplit(url_)
+                    assert f"{parts.scheme}://{parts.netloc}" == origin, url_
+                    target[p["requestId"]] = parts.path.lstrip("/")
+            elif method == "Network.requestServedFromCache":
                 cached.add(p["requestId"])
+            elif method == "Network.responseReceived":
+                r = p["response"]
+                status[p["requestId"]] = r["status"]
+                if r.get("fromDiskCache") or r.get("fromPrefetchCache"):
+                    cached.add(p["requestId"])
+        complete = len(chain) == IMAGES_PER_PAGE and all(r in target and r in status for r in chain)
+        if complete or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
     result = {}
     for rid, index in chain.items():
         assert rid in target, f"avatar {index}: no redirect seen"

@@ -4,6 +4,7 @@ Host, certificate check), plus a raw-bytes client for malformed requests."""
 import http.client
 import socket
 import ssl
+import warnings
 from dataclasses import dataclass, field
 
 
@@ -25,10 +26,12 @@ class Response:
 
 def tls_context(stack, minimum=None, maximum=None, alpn=None, ciphers=None):
     ctx = ssl.create_default_context(cafile=stack.ca_file)
-    if minimum:
-        ctx.minimum_version = minimum
-    if maximum:
-        ctx.maximum_version = maximum
+    with warnings.catch_warnings():   # TLS 1.0/1.1 are deprecated: that is the point
+        warnings.simplefilter("ignore", DeprecationWarning)
+        if minimum:
+            ctx.minimum_version = minimum
+        if maximum:
+            ctx.maximum_version = maximum
     if ciphers:
         ctx.set_ciphers(ciphers)
     if alpn:

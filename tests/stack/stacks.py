@@ -347,7 +347,13 @@ class LoopbackStack(Stack):
                 self.app.wait()
 
     def pause_app(self):
+        """Freeze the sidecar (it accepts connections, answers nothing)."""
         self.app.send_signal(signal.SIGSTOP)
+        stat = Path(f"/proc/{self.app.pid}/stat")
+        deadline = time.monotonic() + 5
+        while stat.read_text().rsplit(")", 1)[1].split()[0] != "T":
+            assert time.monotonic() < deadline, "the sidecar did not stop"
+            time.sleep(0.01)
 
     def resume_app(self):
         self.app.send_signal(signal.SIGCONT)
