@@ -1,5 +1,6 @@
 # Sourced by the test layers: apt_need PKG... installs the Debian packages that are missing,
-# running 'apt-get update' at most once per process. Idempotent.
+# running 'apt-get update' at most once per process and waiting for a dpkg lock held by another
+# install (several layers may install at once). Idempotent.
 apt_need() {
   local missing=() p
   for p in "$@"; do
@@ -7,6 +8,6 @@ apt_need() {
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "apt: installing ${missing[*]}" >&2
-  if [ -z "${_APT_UPDATED:-}" ]; then apt-get update -qq; _APT_UPDATED=1; fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  if [ -z "${_APT_UPDATED:-}" ]; then apt-get -o DPkg::Lock::Timeout=600 update -qq; _APT_UPDATED=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
