@@ -48,7 +48,7 @@ CLIENT_CPU = int(os.environ.get("BENCH_CLIENT_CPU", "0"))
 if SMOKE:
     DURATION, WARMUP, ROUNDS, CONCS, AB_N, STARTS = 1, 0, 1, [10], 2000, 1
 else:
-    DURATION = int(os.environ.get("BENCH_DURATION", "10"))
+    DURATION = int(os.environ.get("BENCH_DURATION", "8"))
     WARMUP = 5
     ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
     CONCS = [10, 100]
@@ -56,7 +56,7 @@ else:
     STARTS = 10
 
 HOST = "127.0.0.1"
-TLS_NAME = "localhost"  # the certificate's name; /etc/hosts maps it to 127.0.0.1 (SNI for wrk/h2load)
+TLS_NAME = "localhost"  # server_name and certificate name (one server per port: any SNI/Host lands on it)
 
 
 def log(*a):
@@ -265,9 +265,12 @@ class Candidate:
         self.dir.chmod(0o755)  # Nginx workers run as nobody
 
     def start(self):
+        """Start fresh; seconds from process start to the first 302 (self.start_cpu: CPU seconds by then)."""
         t0 = time.monotonic()
         self.procs = self.start_procs()
-        return wait_302(self.startup_port, self.procs, t0)
+        t = wait_302(self.startup_port, self.procs, t0)
+        self.start_cpu = cpu_seconds(self.pids())
+        return t
 
     def stop(self):
         for p in reversed(self.procs):
@@ -327,37 +330,39 @@ class Baseline(Candidate):
 
 
 def nginx_proc(d, conf):
-    return spawn(["nginx", "-p", str(d), "-e", str(d / "error.log"), "-c", str(conf), "-g", "daemon off;"],
-                 d / "nginx-stdout.log")
+    return spawn(["nginx", "-p", str(d), "-e", str(d / "error.log"), "-c", str(conf)], d / "nginx-stdout.log")
 
 
-def main_conf(d, http_body):
-    """A main nginx.conf like Debian's stock one, beside a symlink fox-avatar -> nginx/fox-avatar (the
-    shared include files resolve relative to it). One worker: the server side of every candidate gets
-    exactly one core (taskset), and more workers on one core only add context switches."""
-    (d / "fox-avatar").symlink_to(ROOT / "nginx" / "fox-avatar")
-    conf = d / "nginx.conf"
-    conf.write_text(f"""# Written by bench/bench.py (Debian-like main configuration, one worker).
-worker_processes 1;
-pid {d}/nginx.pid;
-error_log {d}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-    sendfile on;
-    tcp_nopush on;
-    types_hash_max_size 2048;
-    server_tokens off;
-    include /etc/nginx/mime.types;
-    default_type application/octet-stream;
-    client_body_temp_path {d}/tmp;
-    proxy_temp_path {d}/tmp;
-    fastcgi_temp_path {d}/tmp;
-    uwsgi_temp_path {d}/tmp;
-    scgi_temp_path {d}/tmp;
-{http_body}
-}}
-""")
-    (d / "tmp").mkdir()
+_STACKS = None
+
+
+def stacks():
+    """tests/stack/stacks.py: the loopback stack of the shared HTTP tests (the shared Nginx configuration
+    rendered for loopback, its Debian-shaped main nginx.conf, the test CA). Reused, not rewritten."""
+    global _STACKS
+    if _STACKS is None:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("fox_avatar_stacks", ROOT / "tests" / "stack" / "stacks.py")
+        _STACKS = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_STACKS)
+    return _STACKS
+
+
+def main_conf(d, site):
+    """The tests' main nginx.conf (shaped like Debian's, one worker: the server side of every candidate gets
+    exactly one core, and more workers on one core only add context switches) with `site` as its only
+    conf.d file, beside a symlink fox-avatar -> nginx/fox-avatar (the shared includes resolve relative to
+    it)."""
+    conf_dir = d / "conf"
+    (conf_dir / "conf.d").mkdir(parents=True)
+    (d / "logs").mkdir()
+    (d / "var").mkdir()
+    (conf_dir / "fox-avatar").symlink_to(ROOT / "nginx" / "fox-avatar")
+    shutil.copy("/etc/nginx/mime.types", conf_dir / "mime.types")
+    (conf_dir / "conf.d" / "site.conf").write_text(site)
+    user = "user www-data;\n" if stacks()._user_exists("www-data") else "user nobody nogroup;\n"
+    conf = conf_dir / "nginx.conf"
+    conf.write_text(stacks().MAIN_CONF.format(user=user, tmp=d))
     return conf
 
 
@@ -375,26 +380,28 @@ class NginxAlone(Candidate):
         self.startup_port = self.http
         self.targets = [Target(self, "HTTP/1.1", f"http://{HOST}:{self.http}/")]
         if access_log:
-            self.targets += [Target(self, "HTTPS/1.1", f"https://{TLS_NAME}:{self.https}/"),
-                             Target(self, "HTTPS/2", f"https://{TLS_NAME}:{self.https}/", tool="h2load")]
+            self.targets += [Target(self, "HTTPS/1.1", f"https://{HOST}:{self.https}/"),
+                             Target(self, "HTTPS/2", f"https://{HOST}:{self.https}/", tool="h2load")]
         crt, key = ctx.cert
-        logline = f"access_log {self.dir}/access.log avatar;" if access_log else "access_log off;"
-        self.conf = main_conf(self.dir, f"""    include fox-avatar/http.conf;
-    server {{
-        listen {HOST}:{self.http};
-        listen {HOST}:{self.https} ssl http2;
-        server_name {TLS_NAME};
-        ssl_certificate {crt};
-        ssl_certificate_key {key};
-        include fox-avatar/tls.conf;
-        {logline}
-        location = / {{
-            include fox-avatar/fallback.conf;
-        }}
-        location / {{
-            return 404;
-        }}
-    }}""")
+        logline = f"access_log {self.dir}/logs/access.log avatar;" if access_log else "access_log off;"
+        self.conf = main_conf(self.dir, f"""# Written by bench/bench.py: Nginx alone answers / itself (bound 4).
+include fox-avatar/http.conf;
+server {{
+    listen {HOST}:{self.http};
+    listen {HOST}:{self.https} ssl http2;
+    server_name {TLS_NAME};
+    ssl_certificate {crt};
+    ssl_certificate_key {key};
+    include fox-avatar/tls.conf;
+    {logline}
+    location = / {{
+        include fox-avatar/fallback.conf;
+    }}
+    location / {{
+        return 404;
+    }}
+}}
+""")
 
     def start_procs(self):
         return [nginx_proc(self.dir, self.conf)]
@@ -426,78 +433,68 @@ pm = static
 pm.max_children = 5
 env[AVATAR_IMAGES] = {img}
 """)
-        self.conf = main_conf(self.dir, f"""    access_log {self.dir}/access.log;
-    server {{
-        listen {HOST}:{self.http};
-        location = / {{
-            include /etc/nginx/fastcgi_params;
-            fastcgi_param SCRIPT_FILENAME {BENCH}/php/index.php;
-            fastcgi_pass unix:{sock};
-        }}
-        location / {{
-            return 404;
-        }}
-    }}""")
+        self.conf = main_conf(self.dir, f"""# Written by bench/bench.py: Nginx in front of php-fpm (candidate 5).
+server {{
+    listen {HOST}:{self.http};
+    access_log {self.dir}/logs/access.log;
+    location = / {{
+        include /etc/nginx/fastcgi_params;
+        fastcgi_param SCRIPT_FILENAME {BENCH}/php/index.php;
+        fastcgi_pass unix:{sock};
+    }}
+    location / {{
+        return 404;
+    }}
+}}
+""")
 
     def start_procs(self):
         fpm = spawn([php_fpm_bin(), "-R", "-F", "-y", str(self.fpm_conf)], self.dir / "php-fpm.log")
         return [fpm, nginx_proc(self.dir, self.conf)]
 
 
-def render_site(d, **variables):
-    """The per-deployment file, rendered by nginx/render.py (the code the tests and Ansible share)."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("avatar_nginx_render", ROOT / "nginx" / "render.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    site = d / "fox-avatar.conf"
-    site.write_text(mod.render(variables))
-    return site
+def pin_tree(pids):
+    """Pin running processes and every one of their threads to the server core."""
+    for p in tree(pids):
+        subprocess.run(["taskset", "-a", "-p", "-c", str(SERVER_CPU), str(p)], capture_output=True, check=True)
 
 
 class Stack(Candidate):
-    """Candidate 2: the shared Nginx configuration, rendered for loopback, in front of the sidecar."""
+    """Candidate 2: the full stack exactly as the shared HTTP tests start it on loopback
+    (tests/stack/stacks.py LoopbackStack: the shared Nginx configuration rendered by nginx/render.py, the
+    tests' main nginx.conf, a throw-away CA, the jar with app/jvm.options), pinned to the server core."""
     key, name = "stack", "Full stack: our Nginx config (HTTPS) -> sidecar"
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self.app_port = free_port()
-        self.http, self.https = free_port(), free_port()
-        crt, key = ctx.cert
-        (self.dir / "acme").mkdir()
-        site = render_site(self.dir, avatar_server_name=TLS_NAME, avatar_tls_certificate=str(crt),
-                           avatar_tls_certificate_key=str(key), avatar_images_root=str(IMAGES[0]),
-                           avatar_listen_addresses=[HOST], avatar_http_port=self.http,
-                           avatar_https_port=self.https, avatar_upstream_servers=[f"{HOST}:{self.app_port}"],
-                           avatar_acme_webroot=str(self.dir / "acme"),
-                           avatar_access_log=str(self.dir / "access.log"),
-                           avatar_fallback_log=str(self.dir / "fallback.log"),
-                           avatar_error_log=str(self.dir / "error.log"))
-        self.conf = main_conf(self.dir, f"    include {site};")
-        self.startup_port = self.app_port
-        self.targets = [Target(self, "HTTPS/1.1", f"https://{TLS_NAME}:{self.https}/"),
-                        Target(self, "HTTPS/2", f"https://{TLS_NAME}:{self.https}/", tool="h2load")]
-
-    def start_procs(self):
-        app = spawn(java_cmd([f"@{JVM_OPTIONS}"], self.app_port), self.dir / "java.log")
-        return [app, nginx_proc(self.dir, self.conf)]
+        self.ls = None
+        self.targets = [Target(self, "HTTPS/1.1", None), Target(self, "HTTPS/2", None, tool="h2load")]
 
     def start(self):
-        t = super().start()
-        end = time.monotonic() + 20
-        while time.monotonic() < end:
-            if curl_status(self.targets[0].url) == 302:
-                return t
-            time.sleep(0.05)
-        raise RuntimeError(f"full stack: no 302 over HTTPS\n{self.logs()}")
+        self.ls = stacks().LoopbackStack()
+        self.procs = [self.ls.app, self.ls.nginx_proc]
+        pin_tree([p.pid for p in self.procs])
+        for t in self.targets:
+            t.url = f"https://{HOST}:{self.ls.https_port}/"
+        return None
+
+    def stop(self):
+        if self.ls:
+            self.ls.close()
+        self.ls, self.procs = None, []
+
+    def logs(self):
+        out = []
+        for f in sorted(self.ls.logs.glob("*")) if self.ls else []:
+            out.append(f"--- {f.name}\n" + f.read_text(errors="replace")[-3000:])
+        return "\n".join(out)
 
     def app_pids(self):
         return tree([self.procs[0].pid]) if self.procs else []
 
     def fallbacks(self):
         """Requests Nginx's fallback answered (the sidecar failed them): must stay 0."""
-        f = self.dir / "fallback.log"
-        return sum(1 for _ in open(f)) if f.exists() else 0
+        return len(self.ls.fallback_log().splitlines()) if self.ls else 0
 
 
 def target_status(t):
@@ -507,9 +504,8 @@ def target_status(t):
 
 
 def curl_status(url, http2=False):
-    r = subprocess.run(["curl", "-sk", "--http2" if http2 else "--http1.1", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "3",
-                        "--resolve", f"{TLS_NAME}:{url.rsplit(':', 1)[1].split('/')[0]}:{HOST}", url],
-                       capture_output=True, text=True)
+    r = subprocess.run(["curl", "-sk", "--http2" if http2 else "--http1.1", "-o", "/dev/null",
+                        "-w", "%{http_code}", "--max-time", "3", url], capture_output=True, text=True)
     try:
         return int(r.stdout)
     except ValueError:
@@ -523,25 +519,26 @@ class Target:
     def __init__(self, cand, proto, url, tool="wrk"):
         self.cand, self.proto, self.url, self.tool = cand, proto, url, tool
         self.runs = {}  # concurrency -> list of result dicts
-        self.ab = None
+        self.ab = self.check = None
 
     @property
     def label(self):
         return f"{self.cand.key} {self.proto}"
 
 
-def run_wrk(url, conc, duration):
+def run_wrk(url, conc, duration, count=False):
     cmd = ["wrk", "-t1", f"-c{conc}", f"-d{duration}s", "--timeout", "5s",
-           "-s", str(BENCH / "wrk-report.lua"), url]
+           "-s", str(BENCH / "wrk-report.lua"), url] + (["--", "count"] if count else [])
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
     m = re.search(r"^WRKJSON (\{.*\})$", r.stdout, re.M)
     if r.returncode != 0 or not m:
         raise RuntimeError(f"wrk failed ({r.returncode}): {r.stdout[-500:]} {r.stderr[-500:]}")
     j = json.loads(m.group(1))
     errors = j["connect"] + j["read"] + j["write"] + j["timeout"]
+    bad = (j["not302"] if count else j["status"]) + errors
     return {"rps": j["requests"] / (j["duration_us"] / 1e6), "requests": j["requests"],
             "p50_ms": j["p50_us"] / 1000, "p99_ms": j["p99_us"] / 1000,
-            "bad": j["not302"] + errors, "not302": j["not302"], "errors": errors}
+            "bad": bad, "not302": j["not302"], "errors": errors}
 
 
 def percentile(sorted_vals, q):
@@ -593,10 +590,10 @@ def run_ab(url, n):
     return {"rps": rps, "bad": bad}
 
 
-def load(target, conc, duration):
+def load(target, conc, duration, count=False):
     if target.tool == "h2load":
-        return run_h2load(target.url, conc, duration)
-    return run_wrk(target.url, conc, duration)
+        return run_h2load(target.url, conc, duration)  # always counts 3xx per response
+    return run_wrk(target.url, conc, duration, count)
 
 
 # ---------------------------------------------------------------- reporting helpers
@@ -701,12 +698,12 @@ def main_bench(out):
     ctx = setup_ctx()
     m = machine()
     log("machine:", machine_line(m))
-    cands = [Sidecar(ctx), Stack(ctx), Baseline(ctx), NginxAlone(ctx)]
+    cands = [Sidecar(ctx), Stack(ctx), Baseline(ctx), NginxAlone(ctx), NginxAlone(ctx, access_log=False)]
     if php_fpm_bin():
         cands.append(Php(ctx))
     else:
         log("php-fpm not installed: candidate 5 left out")
-    failed = []
+    # Phase A, throughput: every candidate running, the targets alternate round by round.
     try:
         for c in cands:
             c.start()
@@ -717,40 +714,55 @@ def main_bench(out):
             log(f"started {c.key}: pids {c.pids()}")
         targets = [t for c in cands for t in c.targets]
         measure(targets, CONCS, DURATION, ROUNDS, WARMUP)
+        for t in targets:  # every response's status, counted (not timed)
+            t.check = load(t, max(CONCS), 1 if SMOKE else 2, count=True)
+            log(f"status check {t.label}: {t.check['requests']:,} responses, {t.check['bad']} not 302 or failed")
         for t in targets:
-            if t.tool == "wrk" and t.url.startswith("http:"):
+            if t.tool == "wrk" and t.url.startswith("http:") and t.cand.key != "nginx-nolog":
                 log(f"ab -n {AB_N} -c 10 {t.label}")
                 t.ab = run_ab(t.url, AB_N)
         for c in cands:
-            pids = c.pids()
-            c.rss, c.pss = memory_kb(pids)
-            c.nthreads = threads(pids)
-            c.nprocs = len(pids)
             if isinstance(c, Stack):
-                c.app_rss, c.app_pss = memory_kb(c.app_pids())
                 c.nfallback = c.fallbacks()
     finally:
         for c in cands:
             c.stop()
-    # start-up: fresh starts, alternating candidates; the full stack's start is Nginx's plus the sidecar's
-    starts = {c.key: [] for c in cands if not isinstance(c, Stack)}
+    # Phase B, each candidate alone on the machine (PSS depends on who else maps the same pages): fresh
+    # starts, timed to the first 302; after the first one a run at the highest concurrency, then memory.
+    for c in cands:
+        c.startups, c.startup_cpus = [], []
     for i in range(STARTS):
         for c in cands:
-            if isinstance(c, Stack):
-                continue
+            if i and isinstance(c, Stack):
+                continue  # its start is Nginx's plus the sidecar's, both timed on their own
             try:
-                starts[c.key].append(c.start())
+                t = c.start()
+                if t is not None and c.key != "nginx-nolog":
+                    c.startups.append(t)
+                    c.startup_cpus.append(c.start_cpu)
+                if i == 0:
+                    load(c.targets[0], max(CONCS), DURATION)
+                    time.sleep(0.5)
+                    pids = c.pids()
+                    c.rss, c.pss = memory_kb(pids)
+                    c.nthreads, c.nprocs = threads(pids), len(pids)
+                    if isinstance(c, Stack):
+                        c.app_rss, c.app_pss = memory_kb(c.app_pids())
+                    log(f"memory {c.key}: RSS {c.rss / 1024:.1f} MB, PSS {c.pss / 1024:.1f} MB, {c.nthreads} threads")
             finally:
                 c.stop()
-        log(f"start-up round {i + 1}/{STARTS}: " + ", ".join(f"{k} {v[-1]:.3f} s" for k, v in starts.items()))
+        log(f"start-up round {i + 1}/{STARTS}: " +
+            ", ".join(f"{c.key} {c.startups[-1]:.3f} s" for c in cands if c.startups))
     for c in cands:
-        c.startup = med(starts.get(c.key, []))
+        c.startup, c.startup_cpu = med(c.startups), med(c.startup_cpus)
     results = collect(cands, m)
     (out / "results.json").write_text(json.dumps(results, indent=2))
     report(results, out)
     bad = [f"{r['label']} c={k}: {s['bad']} non-302/errors" for r in results["rows"]
            for k, s in r["conc"].items() if s and s["bad"]]
     bad += [f"{r['label']} ab: {r['ab']['bad']} non-302/failed" for r in results["rows"] if r["ab"] and r["ab"]["bad"]]
+    bad += [f"{r['label']} status check: {r['check']['bad']} not 302 or failed" for r in results["rows"]
+            if r["check"] and r["check"]["bad"]]
     bad += [f"{r['label']}: Nginx's fallback answered {r['fallbacks']} requests" for r in results["rows"] if r["fallbacks"]]
     shutil.rmtree(ctx.tmp, ignore_errors=True)
     if bad:
@@ -762,10 +774,11 @@ def collect(cands, m):
     for c in cands:
         for t in c.targets:
             rows.append({"key": c.key, "name": c.name, "proto": t.proto, "label": t.label, "tool": t.tool,
-                         "conc": {str(k): summarize(t, k) for k in CONCS}, "ab": t.ab,
+                         "conc": {str(k): summarize(t, k) for k in CONCS}, "ab": t.ab, "check": t.check,
                          "rss_kb": c.rss, "pss_kb": c.pss, "threads": c.nthreads, "procs": c.nprocs,
                          "app_rss_kb": getattr(c, "app_rss", None), "app_pss_kb": getattr(c, "app_pss", None),
-                         "startup_s": c.startup, "fallbacks": getattr(c, "nfallback", 0)})
+                         "startup_s": c.startup, "startup_cpu_s": c.startup_cpu,
+                         "fallbacks": getattr(c, "nfallback", 0)})
     return {"machine": m, "mode": "smoke" if SMOKE else "full", "duration_s": DURATION, "rounds": ROUNDS,
             "concurrency": CONCS, "ab_n": AB_N, "starts": STARTS, "rows": rows}
 
@@ -797,7 +810,7 @@ def table(results, compact=False):
     head += ["RSS MB", "PSS MB"]
     if not compact:
         head += ["threads"]
-    head += ["start-up s", f"× baseline 3 (c={hi})", f"× Nginx alone 4 (c={hi})"]
+    head += ["start-up s" if compact else "start-up s (CPU s)", f"× baseline 3 (c={hi})", f"× Nginx alone 4 (c={hi})"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * 2 + ["--:"] * (len(head) - 2)) + "|"]
     for r in results["rows"]:
         s = {c: r["conc"][str(c)] for c in concs}
@@ -807,7 +820,8 @@ def table(results, compact=False):
         cells += [fmt_int(s[c]["rps"] if s[c] else None) for c in concs]
         cells += [f"{fmt_ms(s[hi]['p50_ms'])} / {fmt_ms(s[hi]['p99_ms'])}" if s[hi] else "–"]
         if not compact:
-            cells += [str(sum(x["bad"] for x in s.values() if x)),
+            cells += [str(sum(x["bad"] for x in s.values() if x) + (r["check"]["bad"] if r["check"] else 0)
+                          + (r["ab"]["bad"] if r["ab"] else 0) + r["fallbacks"]),
                       f"{s[hi]['server_cpu']:.0%}" if s[hi] else "–",
                       f"{fmt_int(r['ab']['rps'])}" if r["ab"] else "–"]
         mem_note = f" (sidecar {fmt_mb(r['app_rss_kb'])})" if r.get("app_rss_kb") else ""
@@ -815,7 +829,10 @@ def table(results, compact=False):
         cells += [fmt_mb(r["rss_kb"]) + mem_note, fmt_mb(r["pss_kb"]) + pss_note]
         if not compact:
             cells += [f"{r['threads']}" + (f" in {r['procs']} processes" if r["procs"] > 1 else "")]
-        cells += ["–" if r["startup_s"] is None else f"{r['startup_s']:.3f}"]
+        st = "–" if r["startup_s"] is None else f"{r['startup_s']:.3f}"
+        if not compact and r.get("startup_cpu_s") is not None:
+            st += f" ({r['startup_cpu_s']:.2f})"
+        cells += [st]
         cells += [fmt_x(ratio(r, base, hi)) if r["proto"] == "HTTP/1.1" else "–",
                   fmt_x(ratio(r, bound, hi)) if bound is not r and bound else "–"]
         lines.append("| " + " | ".join(cells) + " |")
@@ -950,6 +967,10 @@ def shipped_flags():
     return [l.strip() for l in JVM_OPTIONS.read_text().splitlines() if l.strip() and not l.lstrip().startswith("#")]
 
 
+def no_limit(flags):
+    return [f for f in flags if not f.startswith("--limit-modules")]
+
+
 def toggle(flags, flag, prefixes):
     """Remove the flag family when the shipped set has it, add `flag` when it has not: (flags, label)."""
     present = [f for f in flags if any(f.startswith(p) for p in prefixes)]
@@ -960,6 +981,11 @@ def toggle(flags, flag, prefixes):
 
 def replace(flags, prefixes, new):
     return [f for f in flags if not any(f.startswith(p) for p in prefixes)] + new
+
+
+# The modules both deployments' runtimes have and the service needs (app/Dockerfile's jlink list minus
+# java.management, which only XNIO's and jboss-threads' optional MBean registration touches).
+LIMIT_MODULES = "--limit-modules=java.base,java.logging,java.security.sasl,jdk.unsupported"
 
 
 def tune_variants(ctx):
@@ -981,9 +1007,13 @@ def tune_variants(ctx):
                                 ("noshare", "-Xshare:off", ["-Xshare"])]:
         f, label = toggle(sh, flag, prefixes)
         v.append((key, "shipped, " + label, f, {}, None))
-    if ctx.appcds:
-        v.append(("appcds", "shipped + AppCDS archive of the app's classes",
-                  sh + [f"-XX:SharedArchiveFile={ctx.appcds}"], {}, None))
+    if ctx.appcds:  # CDS needs the full module graph: without --limit-modules
+        v.append(("appcds", "shipped without --limit-modules, + AppCDS archive of the app's classes",
+                  no_limit(sh) + [f"-XX:SharedArchiveFile={ctx.appcds}"], {}, None))
+    f, label = toggle(sh, LIMIT_MODULES, ["--limit-modules"])
+    v.append(("modules", "shipped, " + label, f, {}, None))
+    v.append(("reloc0", "shipped + -XX:ArchiveRelocationMode=0 (CDS archive mapped, not relocated)",
+              sh + ["-XX:+UnlockDiagnosticVMOptions", "-XX:ArchiveRelocationMode=0"], {}, None))
     v.append(("arena2", "shipped, env MALLOC_ARENA_MAX=2", sh, {"MALLOC_ARENA_MAX": "2"}, None))
     v.append(("io1", "shipped, --io-threads 1", sh, {}, 1))
     return v
@@ -993,7 +1023,7 @@ def make_appcds(ctx):
     """An AppCDS archive made by a training run (start, answer requests, stop): -XX:ArchiveClassesAtExit."""
     jsa = ctx.tmp / "avatar.jsa"
     port = free_port()
-    p = spawn(java_cmd([f"@{JVM_OPTIONS}", f"-XX:ArchiveClassesAtExit={jsa}"], port), ctx.tmp / "appcds.log")
+    p = spawn(java_cmd(no_limit(shipped_flags()) + [f"-XX:ArchiveClassesAtExit={jsa}"], port), ctx.tmp / "appcds.log")
     try:
         wait_302(port, [p], time.monotonic())
         run_wrk(f"http://{HOST}:{port}/", 10, 1)
@@ -1006,52 +1036,64 @@ def make_appcds(ctx):
 
 
 def heap_used_kb(pid):
+    """Bytes allocated so far in an Epsilon heap (never collected): its top minus its bottom, in KB."""
     r = subprocess.run(["jcmd", str(pid), "GC.heap_info"], capture_output=True, text=True, timeout=30)
-    m = re.search(r"used (\d+)K", r.stdout)
-    return int(m.group(1)) if m else None
+    m = re.search(r"\[0x([0-9a-f]+), 0x([0-9a-f]+), 0x([0-9a-f]+)\)", r.stdout)
+    return (int(m.group(2), 16) - int(m.group(1), 16)) / 1024 if m else None
 
 
 def main_tune(out):
+    """Each flag set alone on the machine, started fresh in every round (rounds alternate the sets):
+    start-up to the first 302, a warm-up, wrk at each concurrency, then memory and threads."""
     ctx = setup_ctx()
     m = machine()
     log("machine:", machine_line(m))
     ctx.appcds = make_appcds(ctx)
     duration = 1 if SMOKE else int(os.environ.get("BENCH_DURATION", "5"))
-    starts_n = 1 if SMOKE else 5
+    warmup = 0 if SMOKE else 2
     cands = [Sidecar(ctx, flags=f, env=e, io_threads=io, key=k, name=n) for k, n, f, e, io in tune_variants(ctx)]
+    for c in cands:
+        c.startups, c.startup_cpus, c.mems = [], [], []
     alloc = None
-    try:
-        for c in cands:
-            c.startups = [c.start()]
-        targets = [c.targets[0] for c in cands]
-        measure(targets, CONCS, duration, ROUNDS, WARMUP)
-        eps = next(c for c in cands if c.key == "epsilon")
-        before = heap_used_kb(eps.procs[0].pid)
-        r = run_wrk(eps.targets[0].url, 10, duration)
-        after = heap_used_kb(eps.procs[0].pid)
-        if before is not None and after is not None and r["requests"]:
-            alloc = (after - before) * 1024 / r["requests"]
-        for c in cands:
-            pids = c.pids()
-            c.rss, c.pss = memory_kb(pids)
-            c.nthreads, c.nprocs = threads(pids), len(pids)
-    finally:
-        for c in cands:
-            c.stop()
-    for i in range(starts_n - 1):
-        for c in cands:
+    for r in range(ROUNDS):
+        order = cands[r % len(cands):] + cands[:r % len(cands)]
+        for c in order:
             try:
                 c.startups.append(c.start())
+                c.startup_cpus.append(c.start_cpu)
+                t = c.targets[0]
+                if warmup:
+                    load(t, max(CONCS), warmup)
+                for conc in CONCS:
+                    pids = c.pids()
+                    c0, w0 = cpu_seconds(pids), time.monotonic()
+                    res = load(t, conc, duration)
+                    res["server_cpu"] = (cpu_seconds(pids) - c0) / (time.monotonic() - w0)
+                    t.runs.setdefault(conc, []).append(res)
+                if c.key == "epsilon" and alloc is None:
+                    before = heap_used_kb(c.procs[0].pid)
+                    res = run_wrk(t.url, 10, duration)
+                    after = heap_used_kb(c.procs[0].pid)
+                    if before is not None and after is not None and res["requests"]:
+                        alloc = (after - before) * 1024 / res["requests"]
+                time.sleep(0.5)
+                pids = c.pids()
+                c.mems.append(memory_kb(pids) + (threads(pids),))
+                log(f"round {r + 1}/{ROUNDS} {c.key}: start {c.startups[-1]:.3f} s, " +
+                    ", ".join(f"c={k} {t.runs[k][-1]['rps']:,.0f} req/s" for k in CONCS) +
+                    f", RSS {c.mems[-1][0] / 1024:.1f} MB")
+                if not c.alive():
+                    raise RuntimeError(f"{c.key} died:\n{c.logs()}")
             finally:
                 c.stop()
-    for c in cands:
-        c.startup = med(c.startups)
-    res = {"machine": m, "duration_s": duration, "rounds": ROUNDS, "concurrency": CONCS, "starts": starts_n,
+    res = {"machine": m, "duration_s": duration, "rounds": ROUNDS, "concurrency": CONCS,
            "epsilon_bytes_per_request": alloc, "sets": []}
     for c in cands:
         res["sets"].append({"key": c.key, "name": c.name, "flags": c.flags, "env": c.env, "io_threads": c.io_threads,
                             "conc": {str(k): summarize(c.targets[0], k) for k in CONCS},
-                            "rss_kb": c.rss, "pss_kb": c.pss, "threads": c.nthreads, "startup_s": c.startup})
+                            "rss_kb": med([x[0] for x in c.mems]), "pss_kb": med([x[1] for x in c.mems]),
+                            "threads": med([x[2] for x in c.mems]), "startup_s": med(c.startups),
+                            "startup_cpu_s": med(c.startup_cpus)})
     (out / "tune.json").write_text(json.dumps(res, indent=2))
     body = tune_report(res)
     docs_md = out / "bench.md" if SMOKE else ROOT / "docs" / "bench.md"
@@ -1068,18 +1110,20 @@ def tune_report(res):
     ref = res["sets"][0]
     lines = [f"_Generated by `make bench TUNE=1`{' (SMOKE)' if SMOKE else ''}; do not edit by hand._", "",
              f"Machine: {machine_line(res['machine'])}.", "",
-             f"The sidecar alone, one JVM per flag set, all started fresh; wrk {res['duration_s']} s per run, "
-             f"{res['rounds']} alternating rounds, medians; memory after the runs; start-up median of "
-             f"{res['starts']}. Δ columns are against the first row (the shipped flags).", "",
+             f"The sidecar alone on the machine, one flag set at a time, started fresh in each of "
+             f"{res['rounds']} rounds (the rounds alternate the sets); per start: time and CPU to the first "
+             f"302, wrk {res['duration_s']} s at each concurrency, then memory; medians. Δ RSS is against the "
+             f"first row (the shipped flags).", "",
              "| Flag set | " + " | ".join(f"req/s c={c}" for c in concs) +
-             f" | p99 ms c={hi} | RSS MB | PSS MB | Δ RSS MB | threads | start-up s | non-302 + errors |",
+             f" | p99 ms c={hi} | RSS MB | PSS MB | Δ RSS MB | threads | start-up s (CPU s) | errors |",
              "|---|" + "--:|" * (len(concs) + 7)]
     for s in res["sets"]:
         c = {k: s["conc"][str(k)] for k in concs}
         d = (s["rss_kb"] - ref["rss_kb"]) / 1024
         lines.append(f"| {s['name']} | " + " | ".join(fmt_int(c[k]['rps'] if c[k] else None) for k in concs) +
                      f" | {fmt_ms(c[hi]['p99_ms']) if c[hi] else '–'} | {fmt_mb(s['rss_kb'])} | {fmt_mb(s['pss_kb'])}"
-                     f" | {d:+.1f} | {s['threads']} | {s['startup_s']:.3f} | {sum(x['bad'] for x in c.values() if x)} |")
+                     f" | {d:+.1f} | {s['threads']} | {s['startup_s']:.3f} ({s['startup_cpu_s']:.2f})"
+                     f" | {sum(x['bad'] for x in c.values() if x)} |")
     lines.append("")
     lines.append("Flags of each set: " + "; ".join(f"**{s['key']}** `{' '.join(s['flags']) or '(none)'}`"
                                                    + (f" env `{s['env']}`" if s['env'] else "")
@@ -1125,7 +1169,7 @@ def main_soak(out):
         th = threading.Thread(target=sampler, daemon=True)
         th.start()
         while done < total_goal and time.monotonic() - t0 < max_s:
-            r = run_wrk(url, 100, chunk)
+            r = run_wrk(url, 100, chunk, count=True)
             done += r["requests"]
             bad += r["bad"]
             log(f"soak: {done:,} requests ({r['rps']:,.0f} req/s), bad {bad}, "
