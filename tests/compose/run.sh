@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# make test-compose: the whole stack under `docker compose`, on a real Docker engine.
+#
+#  1. a Docker engine, compose v2 and the debian:bookworm-slim base image (tests/lib/docker.sh:
+#     installed/started/built only when missing), the pinned venv (hadolint, pytest)
+#  2. `docker compose config -q`, hadolint on both Dockerfiles
+#  3. `docker compose up --build --wait` under a unique project name, on free loopback ports
+#  4. the shared HTTP assertions (tests/stack, AVATAR_STACK=external) against the published ports
+#  5. image sizes and idle memory (docker stats)
+#  6. tests/compose: hardening, certificate, crash -> fallback + restart, --scale app=3
+#  7. `docker compose down -v`, then nothing of the project is left; also on failure (trap)
+#
+# Environment: CI=true makes a skipped test fail. The host's extra CA certificates
+# (/usr/local/share/ca-certificates/*.crt, e.g. a TLS-intercepting proxy's) are handed to the app
+# build as EXTRA_CA_CERTS so Maven can reach Maven Central.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+t0=$(date +%s)
+step() { printf '\n== compose: %s (%ss)\n' "$*" "$(($(date +%s) - t0))"; }
+
+step "prerequisites"
+. tests/lib/docker.sh
+docker_engine_ready
+compose_v2_ready
+base_image_ready debian:bookworm-slim bookworm
+. tests/lib/venv.sh
+
+# One project per run; every compose call below (and in the tests) sees these.
+export COMPOSE_PROJECT_NAME="fox-avatar-test-$$"
+export COMPOSE_FILE="$root/docker-compose.yml"   # also keeps a local override file out
+read -r https_port http_port < <(python3 -c '
+import socket
+socks = [socket.socket() for _ in range(2)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in socks])')
+# Every variable of .env.example, set explicitly: a developer's own .env cannot change the test.
+export AVATAR_PUBLISH_ADDR=127.0.0.1 AVATAR_HTTPS_PORT=$https_port AVATAR_HTTP_PORT=$http_port \
+       AVATAR_TLS_NAMES="localhost 127.0.0.1 ::1" AVATAR_TLS_DIR=tls AVATAR_APP_REPLICAS=1
+EXTRA_CA_CERTS=$(cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true)
+export EXTRA_CA_CERTS
+
+tmp=$(mktemp -d)
+cleanup() {
+  local rc=$?
+  if [ $rc -ne 0 ] && docker compose ps -a -q 2>/dev/null | grep -q .; then
+    echo "== compose: failed; last container logs:" >&2
+    docker compose logs --no-color --tail 30 >&2 2>/dev/null || true
+  fi
+  docker compose down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+  echo "== compose: layer took $(($(date +%s) - t0)) s (exit $rc)"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+step "docker compose config -q"
+docker compose config -q
+
+step "hadolint"
+hadolint --version
+hadolint app/Dockerfile nginx/Dockerfile
+
+step "docker compose up --build --wait (project $COMPOSE_PROJECT_NAME, https $https_port, http $http_port)"
+b0=$(date +%s)
+if ! docker compose up --build --wait --wait-timeout 240 >"$tmp/up.log" 2>&1; then
+  tail -n 60 "$tmp/up.log" >&2
+  exit 1
+fi
+echo "up --build --wait: $(($(date +%s) - b0)) s"
+docker compose ps --format 'table {{.Service}}\t{{.Status}}\t{{.Ports}}'
+
+# The generated self-signed certificate is its own trust anchor.
+docker compose exec -T nginx cat /etc/nginx/tls/fullchain.pem >"$tmp/ca.pem"
+export AVATAR_CA=$tmp/ca.pem
+
+step "shared HTTP assertions (tests/stack) against the published ports"
+AVATAR_STACK=external AVATAR_HOST=localhost AVATAR_ADDR=127.0.0.1 \
+AVATAR_APP_STOP="docker compose stop app" \
+AVATAR_APP_START="docker compose up -d --wait --no-recreate app" \
+  python -m pytest -q -p no:cacheprovider tests/stack
+
+step "image sizes and idle memory"
+sleep 5   # let the post-test work settle
+docker image ls --format 'table {{.Repository}}:{{.Tag}}\t{{.Size}}' | grep -E '^(REPOSITORY|fox-avatar/)'
+for c in $(docker compose ps -q); do
+  name=$(docker inspect -f '{{.Name}}' "$c"); id=$(docker inspect -f '{{.Id}}' "$c")
+  mem=$(docker stats --no-stream --format '{{.MemUsage}}' "$c")
+  if [[ $mem == 0B* ]]; then
+    # dockerd collected nothing (docker.io 20.10 on this kernel's cgroup v1 says "no metrics
+    # received"): read the container's memory cgroup, with docker stats' formula.
+    for d in "/sys/fs/cgroup/memory/docker/$id" "/sys/fs/cgroup/system.slice/docker-$id.scope"; do
+      [ -d "$d" ] || continue
+      if [ -f "$d/memory.usage_in_bytes" ]; then
+        use=$(<"$d/memory.usage_in_bytes") lim=$(<"$d/memory.limit_in_bytes")
+        inact=$(awk '$1=="total_inactive_file"{print $2}' "$d/memory.stat")
+      else
+        use=$(<"$d/memory.current") lim=$(<"$d/memory.max")
+        inact=$(awk '$1=="inactive_file"{print $2}' "$d/memory.stat")
+      fi
+      mem="$(awk -v u="$use" -v i="${inact:-0}" -v l="$lim" \
+               'BEGIN{printf "%.1fMiB / %.0fMiB (cgroup)", (u-i)/1048576, l/1048576}')"
+    done
+  fi
+  printf '%-36s %s\n' "${name#/}" "$mem"
+done
+
+step "compose behaviour (tests/compose)"
+python -m pytest -q -p no:cacheprovider tests/compose
+
+step "docker compose down -v leaves nothing behind"
+docker compose down -v --remove-orphans --timeout 5 >/dev/null 2>&1
+left=$(docker ps -a -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME"
+       docker volume ls -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME"
+       docker network ls -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME")
+if [ -n "$left" ]; then echo "left behind after down -v: $left" >&2; exit 1; fi
+echo "nothing left"

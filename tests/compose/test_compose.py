@@ -1,0 +1,239 @@
+"""What `docker compose` adds on top of the shared HTTP assertions (tests/stack): hardened
+containers, the certificate's life cycle, crash recovery and scaling.
+
+Runs against the project tests/compose/run.sh started (`docker compose up --build --wait`): it
+exports COMPOSE_PROJECT_NAME, COMPOSE_FILE, AVATAR_HTTPS_PORT, AVATAR_HTTP_PORT and AVATAR_CA.
+The tests run in file order; the scaling test changes the stack, so it comes last.
+"""
+import json
+import os
+import re
+import signal
+import socket
+import ssl
+import subprocess
+import time
+import uuid
+
+import pytest
+import requests
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+IMAGE_LOCATION = re.compile(r"^/[A-Za-z0-9][A-Za-z0-9._-]*\.(png|jpg|jpeg|gif|webp)$")
+NEEDED = ("COMPOSE_PROJECT_NAME", "COMPOSE_FILE", "AVATAR_HTTPS_PORT", "AVATAR_CA")
+
+pytestmark = pytest.mark.skipif(
+    any(not os.environ.get(v) for v in NEEDED),
+    reason="needs a running compose project: run tests/compose/run.sh (make test-compose)")
+
+
+def compose(*args, check=True, env=None, timeout=300):
+    """`docker compose ARGS` in the repository root; returns the completed process."""
+    done = subprocess.run(["docker", "compose", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+    if check and done.returncode != 0:
+        raise AssertionError(f"docker compose {' '.join(args)} failed ({done.returncode}):\n"
+                             f"{done.stdout}\n{done.stderr}")
+    return done
+
+
+def containers(service):
+    return compose("ps", "-q", service).stdout.split()
+
+
+def inspect(container):
+    out = subprocess.run(["docker", "inspect", container], capture_output=True, text=True,
+                         check=True).stdout
+    return json.loads(out)[0]
+
+
+def https_url(path="/"):
+    return f"https://localhost:{os.environ['AVATAR_HTTPS_PORT']}{path}"
+
+
+def get_avatar(probe):
+    """GET /?probe=... over a new HTTPS connection (so Nginx's current workers answer)."""
+    return requests.get(https_url(f"/?probe={probe}"), verify=os.environ["AVATAR_CA"],
+                        allow_redirects=False, timeout=5)
+
+
+def served_certificate():
+    """The PEM certificate Nginx presents on the HTTPS port."""
+    ctx = ssl.create_default_context(cafile=None)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    with socket.create_connection(("127.0.0.1", int(os.environ["AVATAR_HTTPS_PORT"])), 5) as raw:
+        with ctx.wrap_socket(raw, server_hostname="localhost") as tls:
+            return ssl.DER_cert_to_PEM_cert(tls.getpeercert(binary_form=True))
+
+
+def volume_certificate():
+    return compose("exec", "-T", "nginx", "cat", "/etc/nginx/tls/fullchain.pem").stdout
+
+
+def same_cert(a, b):
+    return ssl.PEM_cert_to_DER_cert(a) == ssl.PEM_cert_to_DER_cert(b)
+
+
+def access_log(probes):
+    """{probe: its line in Nginx's access log} (format `avatar`, on the container's output)."""
+    logs = compose("logs", "--no-color", "--no-log-prefix", "nginx").stdout
+    found = {}
+    for line in logs.splitlines():
+        m = re.search(r"[?&]probe=([0-9a-f]{32})\b", line)
+        if m and m.group(1) in probes and " - " in line:
+            found[m.group(1)] = line
+    missing = set(probes) - set(found)
+    assert not missing, f"{len(missing)} requests are missing from the access log"
+    return found
+
+
+def wait_for(what, predicate, timeout=60, interval=0.5):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def test_compose_file_works_without_env_file_and_publishes_on_loopback_only():
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("AVATAR_", "COMPOSE_")) and k != "EXTRA_CA_CERTS"}
+    config = json.loads(compose("-f", "docker-compose.yml", "--env-file", os.devnull,
+                                "config", "--format", "json", env=env).stdout)
+    ports = {(p["host_ip"], p["published"], p["target"])
+             for p in config["services"]["nginx"]["ports"]}
+    assert ports == {("127.0.0.1", "8443", 8443), ("127.0.0.1", "8080", 8080)}
+    assert "ports" not in config["services"]["app"], "the sidecar is reachable through Nginx only"
+    assert config["services"]["nginx"]["environment"]["AVATAR_HTTPS_PORT"] == "8443"
+
+
+@pytest.mark.parametrize("service", ["app", "nginx"])
+def test_containers_run_as_non_root_with_read_only_root_and_no_capabilities(service):
+    for container in containers(service):
+        info = inspect(container)
+        host = info["HostConfig"]
+        assert host["ReadonlyRootfs"] is True
+        assert host["CapDrop"] == ["ALL"] and not host["CapAdd"]
+        assert "no-new-privileges:true" in host["SecurityOpt"]
+        assert host["Memory"] > 0, "a memory limit is set"
+        assert host["RestartPolicy"]["Name"] == "unless-stopped"
+
+        # The running main process, not just the image metadata.
+        status = compose("exec", "-T", service, "cat", "/proc/1/status").stdout
+        uids = re.search(r"^Uid:\s+(.*)$", status, re.M).group(1).split()
+        assert uids and all(u != "0" for u in uids), f"{service} runs with uids {uids}"
+        caps = re.search(r"^CapEff:\s+(\w+)$", status, re.M).group(1)
+        assert int(caps, 16) == 0, f"{service} has effective capabilities {caps}"
+
+        write = compose("exec", "-T", service, "bash", "-c", "echo x > /probe", check=False)
+        assert write.returncode != 0 and "Read-only file system" in write.stderr
+
+
+@pytest.mark.parametrize("setting, value", [("AVATAR_HTTPS_PORT", "84x3"),
+                                             ("AVATAR_TLS_NAMES", "local/host")])
+def test_wrong_nginx_setting_is_a_one_line_error_naming_it(setting, value):
+    done = compose("run", "--rm", "--no-deps", "-T", "-e", f"{setting}={value}", "nginx", check=False)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    errors = [line for line in done.stderr.splitlines() if line.startswith("nginx-entrypoint:")]
+    assert len(errors) == 1 and setting in errors[0], done.stderr
+
+
+def test_generated_certificate_is_served_and_kept_when_nginx_is_recreated():
+    generated = volume_certificate()
+    assert same_cert(served_certificate(), generated)
+
+    compose("up", "-d", "--wait", "--no-deps", "--force-recreate", "nginx")
+
+    assert same_cert(volume_certificate(), generated), "the certificate was generated again"
+    assert same_cert(served_certificate(), generated)
+
+
+def test_own_certificate_in_a_host_directory_is_served(tmp_path):
+    own = tmp_path / "tls"
+    own.mkdir()
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+         "-nodes", "-days", "2", "-subj", "/CN=own.localhost",
+         "-addext", "subjectAltName=DNS:localhost,DNS:own.localhost",
+         "-keyout", str(own / "privkey.pem"), "-out", str(own / "fullchain.pem")],
+        check=True, capture_output=True)
+    # Nginx runs as www-data (uid 33): it must be able to read the key (documented).
+    os.chmod(tmp_path, 0o755)
+    os.chmod(own, 0o755)
+    os.chmod(own / "privkey.pem", 0o644)
+    env = dict(os.environ, AVATAR_TLS_DIR=str(own))
+    try:
+        compose("up", "-d", "--wait", "--no-deps", "nginx", env=env)
+        assert same_cert(served_certificate(), (own / "fullchain.pem").read_text())
+        assert sorted(p.name for p in own.iterdir()) == ["fullchain.pem", "privkey.pem"], \
+            "nothing is generated next to your own certificate"
+    finally:
+        compose("up", "-d", "--wait", "--no-deps", "nginx")
+    assert same_cert(served_certificate(), volume_certificate())
+
+
+def test_avatar_still_answers_while_the_app_crashes_and_compose_restarts_it():
+    (app,) = containers("app")
+    before = inspect(app)
+    assert before["State"]["Health"]["Status"] == "healthy"
+
+    # An unexpected death, as from a crash or the kernel's OOM killer: SIGKILL to the JVM from
+    # outside Docker. (`docker kill`/`docker compose kill` count as a user's stop: no restart.)
+    os.kill(before["State"]["Pid"], signal.SIGKILL)
+
+    probes, answers = [], []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        probe = uuid.uuid4().hex
+        r = get_avatar(probe)
+        probes.append(probe)
+        answers.append((r.status_code, r.headers.get("Location", "")))
+        now = inspect(app)["State"]
+        if now.get("Health", {}).get("Status") == "healthy" and now["Pid"] != before["State"]["Pid"]:
+            break
+        time.sleep(0.02)
+    else:
+        raise AssertionError("compose did not restart the killed app within 60 s")
+
+    bad = [a for a in answers if a[0] != 302 or not IMAGE_LOCATION.match(a[1])]
+    assert not bad, f"{len(bad)} of {len(answers)} answers were not a 302 to a fox: {bad[:5]}"
+    assert inspect(app)["RestartCount"] == before["RestartCount"] + 1
+
+    # The outage was real (Nginx's fallback answered some), and the restarted app serves again.
+    logged = access_log(probes)
+    assert sum(1 for line in logged.values() if "fallback=1" in line) >= 1, \
+        "no request fell into the outage: the test proved nothing"
+    probe = uuid.uuid4().hex
+    assert get_avatar(probe).status_code == 302
+    line = access_log([probe])[probe]
+    assert 'us="302"' in line and "fallback=0" in line, f"not answered by the app: {line}"
+
+
+def test_scaled_app_replicas_all_serve_after_nginx_reload():
+    compose("up", "-d", "--wait", "--no-recreate", "--scale", "app=3")
+    replicas = containers("app")
+    assert len(replicas) == 3
+    addresses = {f"{ip}:8080" for c in replicas
+                 for ip in [next(iter(inspect(c)["NetworkSettings"]["Networks"].values()))["IPAddress"]]}
+
+    # The documented step after scaling: Nginx resolves "app" to all replicas on (re)load.
+    compose("exec", "-T", "nginx", "nginx", "-s", "reload")
+
+    seen = {}
+
+    def all_answered():
+        probes = [uuid.uuid4().hex for _ in range(30)]
+        for probe in probes:
+            r = get_avatar(probe)
+            assert r.status_code == 302 and IMAGE_LOCATION.match(r.headers["Location"])
+        for line in access_log(probes).values():
+            upstream = re.search(r'ua="([^"]*)"', line).group(1)
+            assert "fallback=0" in line, f"a replica failed: {line}"
+            seen[upstream] = seen.get(upstream, 0) + 1
+        return addresses <= set(seen)
+
+    wait_for(f"answers from all of {sorted(addresses)}", all_answered, timeout=30, interval=0)
+    assert set(seen) == addresses, f"answers by upstream: {seen}"
