@@ -15,7 +15,7 @@
 #   compose_v2_ready
 #       Returns if `docker compose version` is v2. Else builds compose COMPOSE_VERSION (v2.29.7)
 #       from its Go module and installs it as /usr/local/lib/docker/cli-plugins/docker-compose.
-#       Needs Go >= 1.21 (Debian 12's golang-go is 1.19: it says so and fails).
+#       Needs Go >= 1.21 (Debian 12's golang-go is 1.19: it says so and fails; Pebble needs 1.24).
 #   base_image_ready NAME SUITE          e.g. base_image_ready debian:bookworm-slim bookworm
 #       Returns if image NAME exists. Else tries `docker pull NAME` (PULL_TIMEOUT, 20 s), then falls
 #       back to `debootstrap --variant=minbase SUITE` from the machine's Debian mirror + docker import.
@@ -38,7 +38,8 @@
 #       into $FOX_TOOLS/pebble-VERSION/, prints the binary path and exports PEBBLE_BIN.
 #   pebble_certs_dir                     prints Pebble's test/certs dir in the Go module cache:
 #       pebble.minica.pem (root that signed localhost/), localhost/cert.pem, localhost/key.pem
-#       (SANs localhost, pebble, 127.0.0.1, ::1). Read-only files: copy before changing modes.
+#       (SANs localhost, pebble, 127.0.0.1; valid to 2027-10). Its sample config is ../config/
+#       pebble-config.json. Read-only files (Go module cache): copy them before changing modes.
 #
 # Settings (environment, all optional): COMPOSE_VERSION, PEBBLE_VERSION, DOCKERD_TIMEOUT,
 # PULL_TIMEOUT, SYSTEMD_TIMEOUT, FOX_TOOLS (default /var/cache/fox-avatar), DEBIAN_MIRROR (default:
@@ -92,6 +93,19 @@ _dk_mirror() {
   echo "${m:-http://deb.debian.org/debian}"
 }
 
+# _dk_daemon LOG CMD...: start CMD detached (own session, survives the caller) with stdin from
+# /dev/null, output to LOG and every other inherited descriptor closed (locks, callers' pipes).
+_dk_daemon() {
+  local log=$1; shift
+  (
+    local f
+    for f in /proc/$BASHPID/fd/*; do
+      f=${f##*/}; [ "$f" -gt 2 ] 2>/dev/null && eval "exec $f>&-"
+    done 2>/dev/null
+    exec setsid "$@" >>"$log" 2>&1 </dev/null
+  ) &
+}
+
 # ---------------------------------------------------------------- engine
 docker_engine_ready() {
   docker info >/dev/null 2>&1 && return 0
@@ -105,7 +119,7 @@ _dk_engine_start() {
   # the package may have started it through its init script
   if ! docker info >/dev/null 2>&1 && ! pgrep -x dockerd >/dev/null; then
     _dk_log "starting dockerd (log /var/log/dockerd.log)"
-    setsid nohup dockerd >>/var/log/dockerd.log 2>&1 </dev/null &
+    setsid nohup dockerd >>/var/log/dockerd.log 2>&1 </dev/null 9>&- &
   fi
   local i
   for ((i = 0; i < DOCKERD_TIMEOUT; i++)); do
@@ -120,7 +134,8 @@ compose_v2_ready() {
   _dk_compose_ok && return 0
   _dk_locked compose _dk_compose_build
 }
-_dk_compose_ok() { docker compose version --short 2>/dev/null | grep -Eq '^v?2\.'; }
+# v2.x; "dev" = a v2 built from source without version stamp (compose v1 is no CLI plugin)
+_dk_compose_ok() { docker compose version --short 2>/dev/null | grep -Eq '^(v?2\.|dev$)'; }
 # prints go's minor version (1.N -> N), or nothing
 _dk_go_minor() { go env GOVERSION 2>/dev/null | sed -nE 's/^go1\.([0-9]+).*/\1/p'; }
 _dk_go_ready() { # MIN_MINOR
@@ -135,7 +150,9 @@ _dk_compose_build() {
   _dk_go_ready 21 || return 1
   local tmp; tmp=$(mktemp -d)
   _dk_log "building docker compose $COMPOSE_VERSION from its Go module (once per machine, ~2-4 min)"
-  if ! GOFLAGS=-mod=mod GOBIN="$tmp" nice go install "github.com/docker/compose/v2/cmd@$COMPOSE_VERSION"; then
+  if ! GOFLAGS=-mod=mod GOBIN="$tmp" nice go install \
+       -ldflags "-s -w -X github.com/docker/compose/v2/internal.Version=$COMPOSE_VERSION" \
+       "github.com/docker/compose/v2/cmd@$COMPOSE_VERSION"; then
     rm -rf "$tmp"; _dk_die "go install github.com/docker/compose/v2/cmd@$COMPOSE_VERSION failed"; return 1
   fi
   install -D -m 0755 "$tmp/cmd" /usr/local/lib/docker/cli-plugins/docker-compose
@@ -284,7 +301,7 @@ apt_cache_ready() {
   gw=$(docker network inspect bridge -f '{{(index .IPAM.Config 0).Gateway}}' 2>/dev/null)
   [ -n "$gw" ] || gw=$(ip -4 -o addr show docker0 2>/dev/null | awk '{sub(/\/.*/,"",$4); print $4; exit}')
   [ -n "$gw" ] || _dk_die "apt_cache_ready: cannot find the docker0 bridge address" || return 1
-  _dk_locked apt-cache _dk_acng_start || return 1
+  _dk_acng_up || _dk_locked apt-cache _dk_acng_start || return 1   # the daemon may hold the lock fd (started before 9>&- below)
   APT_PROXY="http://$gw:3142"
   export APT_PROXY
   echo "$APT_PROXY"
@@ -293,11 +310,13 @@ _dk_acng_up() { (exec 3<>/dev/tcp/127.0.0.1/3142) 2>/dev/null; }
 _dk_acng_start() {
   _dk_acng_up && return 0
   _dk_apt_need apt-cacher-ng || return 1
-  _dk_log "starting apt-cacher-ng on :3142 (log /var/log/apt-cacher-ng/)"
-  mkdir -p /var/cache/apt-cacher-ng /var/log/apt-cacher-ng /run/apt-cacher-ng
-  chown apt-cacher-ng: /var/cache/apt-cacher-ng /var/log/apt-cacher-ng /run/apt-cacher-ng 2>/dev/null
-  setsid nohup runuser -u apt-cacher-ng -- /usr/sbin/apt-cacher-ng -c /etc/apt-cacher-ng \
-    ForeGround=1 >>/var/log/apt-cacher-ng/stdout.log 2>&1 </dev/null &
+  _dk_log "starting apt-cacher-ng on :3142 (cache /var/cache/apt-cacher-ng, logs /var/log/apt-cacher-ng/)"
+  # Its Debian backend defaults to ftp.debian.org; use this machine's mirror unless an admin chose one.
+  if ! grep -qsv '^[[:space:]]*\(#\|$\)' /etc/apt-cacher-ng/backends_debian; then
+    echo "$(_dk_mirror)/" >/etc/apt-cacher-ng/backends_debian
+  fi
+  # Debian's init script: runs it as user apt-cacher-ng with a pid file (no systemd needed)
+  _dk_daemon /var/log/apt-cacher-ng/start.log /etc/init.d/apt-cacher-ng start
   local i
   for ((i = 0; i < 20; i++)); do _dk_acng_up && return 0; sleep 0.5; done
   _dk_die "apt-cacher-ng did not listen on :3142; see /var/log/apt-cacher-ng/"
@@ -316,15 +335,16 @@ pebble_ready() {
 _dk_pebble_build() {
   local bin=$1
   [ -x "$bin" ] && return 0
-  _dk_go_ready 21 || return 1
+  _dk_go_ready 24 || return 1   # pebble v2.10's go.mod: go 1.24
   _dk_log "installing Pebble $PEBBLE_VERSION from its Go module"
   mkdir -p "$(dirname "$bin")"
-  GOBIN=$(dirname "$bin") nice go install "github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION" \
+  GOBIN=$(dirname "$bin") nice go install -ldflags "-X main.version=$PEBBLE_VERSION" \
+      "github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION" \
     || _dk_die "go install github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION failed"
 }
 
 pebble_certs_dir() {
-  _dk_go_ready 21 || return 1
+  _dk_go_ready 24 || return 1
   local dir
   dir=$(go mod download -json "github.com/letsencrypt/pebble/v2@$PEBBLE_VERSION" 2>/dev/null \
         | sed -nE 's/^[[:space:]]*"Dir": "(.*)",?$/\1/p')
