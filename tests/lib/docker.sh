@@ -11,7 +11,8 @@
 #
 #   docker_engine_ready
 #       Returns if `docker info` answers. Else installs docker.io (apt), starts dockerd detached
-#       (setsid nohup, log /var/log/dockerd.log) and waits up to DOCKERD_TIMEOUT (60 s) for it.
+#       (own session, inherited fds closed, log /var/log/dockerd.log) and waits up to
+#       DOCKERD_TIMEOUT (60 s) for it.
 #   compose_v2_ready
 #       Returns if `docker compose version` is v2. Else builds compose COMPOSE_VERSION (v2.29.7)
 #       from its Go module and installs it as /usr/local/lib/docker/cli-plugins/docker-compose.
