@@ -64,11 +64,19 @@ hadolint app/Dockerfile nginx/Dockerfile
 
 step "docker compose up --build --wait (project $COMPOSE_PROJECT_NAME, https $https_port, http $http_port)"
 b0=$(date +%s)
+images=(fox-avatar/app:local fox-avatar/nginx:local)
+old_ids=$(docker image inspect -f '{{.Id}}' "${images[@]}" 2>/dev/null || true)
 if ! docker compose up --build --wait --wait-timeout 240 >"$tmp/up.log" 2>&1; then
   tail -n 60 "$tmp/up.log" >&2
   exit 1
 fi
 echo "up --build --wait: $(($(date +%s) - b0)) s"
+# A rebuild leaves the previous image untagged: remove those (only ours, never a global prune).
+for id in $old_ids; do
+  if [ -z "$(docker image inspect -f '{{join .RepoTags ","}}' "$id" 2>/dev/null)" ]; then
+    docker rmi "$id" >/dev/null 2>&1 || true
+  fi
+done
 docker compose ps --format 'table {{.Service}}\t{{.Status}}\t{{.Ports}}'
 
 # The generated self-signed certificate is its own trust anchor.
