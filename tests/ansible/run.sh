@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# make test-ansible: the playbook (ansible/site.yml) against real systemd hosts in containers,
+# Debian 12 and Debian 13, reached with the community.docker.docker connection.
+#
+# Scenarios (hosts run in parallel where they do not depend on each other):
+#   0. ansible-lint, production profile: nothing reported.
+#   4. --check --diff on fresh hosts (both Debian versions) runs through and installs nothing.
+#   1. one host (proxy + app), self-signed, Debian 12 and Debian 13: converge; a second converge
+#      reports changed=0; the shared HTTP suite (tests/stack, AVATAR_STACK=external) over HTTPS
+#      against the host's address; units active and enabled; the service runs as its own
+#      unprivileged user; `systemd-analyze security` exposure printed and <= 2.0; the service
+#      listens on 127.0.0.1 only.
+#   2. two hosts (proxy on Debian 12, app on Debian 13) on one network: converge twice
+#      (changed=0), the shared HTTP suite through the proxy, the service listens on the app
+#      host's private address only.
+#   3. `files` mode with a provided certificate, re-converging the Debian 12 host of scenario 1:
+#      Nginx serves exactly that certificate (SHA-256 fingerprint), a second converge changed=0.
+#   5. a configuration nginx -t rejects: the run fails loudly, the files on disk are put back,
+#      Nginx is neither reloaded nor restarted (same master PID) and keeps serving.
+#
+# Settings: ANSIBLE_TEST_KEEP=1 leaves the hosts running (for debugging); ANSIBLE_TEST_PREFIX
+# names the containers and the network (default foxans).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+START=$SECONDS
+
+. tests/lib/apt.sh
+. tests/lib/docker.sh
+
+section() { printf '\n==================== %s ====================\n' "$*"; }
+die() { echo "tests/ansible: $*" >&2; exit 1; }
+
+PASSED=0
+FAILED=0
+FAILURES=()
+pass() { PASSED=$((PASSED + 1)); echo "PASS  $*"; }
+fail() { FAILED=$((FAILED + 1)); FAILURES+=("$*"); echo "FAIL  $*"; }
+check() { # NAME CMD... : one assertion
+  local name=$1; shift
+  if "$@"; then pass "$name"; else fail "$name"; fi
+}
+
+P=${ANSIBLE_TEST_PREFIX:-foxans}
+NET=$P-net
+H12=$P-one12      # scenario 1 (Debian 12), then 3 and 5
+H13=$P-one13      # scenario 1 (Debian 13)
+HPX=$P-proxy      # scenario 2 proxy (Debian 12)
+HAP=$P-app        # scenario 2 app (Debian 13)
+HOSTS=("$H12" "$H13" "$HPX" "$HAP")
+WORK=$(mktemp -d /tmp/fox-ansible-test.XXXXXX)
+SITE_NAME=avatar.test
+
+cleanup() {
+  local rc=$?
+  if [ -n "${ANSIBLE_TEST_KEEP:-}" ]; then
+    echo "ANSIBLE_TEST_KEEP set: hosts ${HOSTS[*]} and network $NET left running; work dir $WORK"
+  else
+    systemd_host_rm "${HOSTS[@]}"
+    docker network rm "$NET" >/dev/null 2>&1 || true
+    rm -rf "$WORK"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ------------------------------------------------------------------ prerequisites
+section "prerequisites"
+apt_need openssl curl
+. tests/lib/venv.sh
+command -v ansible-playbook >/dev/null || die "ansible-playbook missing after venv setup"
+[ -f app/target/avatar.jar ] || make -s build || die "make build failed"
+ls images/*.png >/dev/null 2>&1 || die "no images in images/ (make images)"
+docker_engine_ready || die "no Docker engine"
+# The hosts fetch packages straight from the Debian mirror (fast here; apt_cache_ready's
+# apt-cacher-ng answered 503 for the bookworm index during development). Opt in with
+# ANSIBLE_TEST_APT_CACHE=1.
+unset APT_PROXY
+if [ -n "${ANSIBLE_TEST_APT_CACHE:-}" ] && apt_cache_ready >/dev/null; then echo "apt cache for the test hosts: $APT_PROXY"; fi
+ansible-playbook --version | head -n 1
+export ANSIBLE_CONFIG=$ROOT/ansible/ansible.cfg ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
+       ANSIBLE_DEPRECATION_WARNINGS=false
+
+# ------------------------------------------------------------------ 0. lint
+section "0. ansible-lint (production profile)"
+if (cd ansible && ansible-lint --nocolor site.yml roles/ 2>&1) | tee "$WORK/lint.log" | tail -n 5 \
+   && grep -q 'Profile .production. was required, and it passed' "$WORK/lint.log"; then
+  pass "ansible-lint production profile reports nothing"
+else
+  fail "ansible-lint production profile reports nothing"
+fi
+
+# ------------------------------------------------------------------ hosts
+section "start systemd hosts (Debian 12 and 13) on network $NET"
+systemd_image_ready bookworm || die "no bookworm systemd image"
+systemd_image_ready trixie || die "no trixie systemd image"
+systemd_host_rm "${HOSTS[@]}"
+pids=()
+systemd_host_run "$H12" bookworm "$NET" & pids+=($!)
+systemd_host_run "$H13" trixie "$NET" & pids+=($!)
+systemd_host_run "$HPX" bookworm "$NET" & pids+=($!)
+systemd_host_run "$HAP" trixie "$NET" & pids+=($!)
+for p in "${pids[@]}"; do wait "$p" || die "a systemd host did not start"; done
+declare -A IP
+for h in "${HOSTS[@]}"; do
+  IP[$h]=$(systemd_host_ip "$h" "$NET")
+  echo "$h: ${IP[$h]} ($(docker exec "$h" sh -c '. /etc/os-release; echo $PRETTY_NAME'))"
+done
+
+# Inventories (community.docker.docker: `docker exec` as root, so no become needed).
+inventory() { # FILE PROXY APP [APP_ADDRESS]
+  local app_vars=""
+  [ -n "${4:-}" ] && app_vars=" {fox_avatar_app_address: $4}"
+  cat >"$1" <<EOF
+all:
+  vars:
+    ansible_connection: community.docker.docker
+    ansible_become: false
+    fox_avatar_tls_domains: [$SITE_NAME]
+  children:
+    avatar_proxies:
+      hosts:
+        $2:
+    avatar_apps:
+      hosts:
+        $3:$app_vars
+EOF
+}
+inventory "$WORK/one12.yml" "$H12" "$H12"
+inventory "$WORK/one13.yml" "$H13" "$H13"
+inventory "$WORK/two.yml" "$HPX" "$HAP" "${IP[$HAP]}"
+
+playbook() { # INVENTORY LOG [ansible-playbook args...]
+  local inv=$1 log=$2; shift 2
+  (cd ansible && ansible-playbook -i "$inv" site.yml "$@") >"$log" 2>&1
+}
+# The PLAY RECAP lines of a log: "host : ok=.. changed=.. unreachable=.. failed=.."
+recap() { sed -n '/^PLAY RECAP/,$p' "$1" | grep -E '^[^ ]+ +: ok='; }
+recap_clean() { # LOG: every host unreachable=0 failed=0
+  local r; r=$(recap "$1"); [ -n "$r" ] && ! grep -Eq 'unreachable=[1-9]|failed=[1-9]' <<<"$r"
+}
+recap_unchanged() { # LOG: clean and changed=0 everywhere
+  recap_clean "$1" && ! recap "$1" | grep -Eq 'changed=[1-9]'
+}
+show_log() { # TITLE LOG: tasks that changed or failed, and the recap
+  echo "--- $1 (full log: $2)"
+  grep -E '^(changed|fatal|failed|FAILED|ERROR)|^TASK|^RUNNING HANDLER' "$2" \
+    | grep -B1 -E '^(changed|fatal|failed|FAILED|ERROR)' | grep -v '^--$' | tail -n 60
+  sed -n '/^PLAY RECAP/,$p' "$2"
+}
+
+# One host's (or one topology's) life: --check on the fresh host(s), converge, converge again.
+converge_job() { # NAME INVENTORY [FRESH_HOST_TO_CHECK]
+  local name=$1 inv=$2 fresh=${3:-}
+  if [ -n "$fresh" ]; then
+    playbook "$inv" "$WORK/$name.check.log" --check --diff; echo $? >"$WORK/$name.check.rc"
+    docker exec "$fresh" sh -c 'dpkg-query -W -f="\${Package} \${Status}\n" nginx default-jre-headless 2>/dev/null;
+      ls -d /etc/systemd/system/fox-avatar.service /etc/ssl/fox-avatar /etc/nginx/fox-avatar 2>/dev/null' >"$WORK/$name.check.left" 2>&1
+  fi
+  playbook "$inv" "$WORK/$name.1.log"; echo $? >"$WORK/$name.1.rc"
+  playbook "$inv" "$WORK/$name.2.log" --diff; echo $? >"$WORK/$name.2.rc"
+}
+
+section "4 + 1 + 2. --check on fresh hosts, converge, converge again (3 runs in parallel)"
+jobstart=$SECONDS
+pids=()
+converge_job one12 "$WORK/one12.yml" "$H12" & pids+=($!)
+converge_job one13 "$WORK/one13.yml" "$H13" & pids+=($!)
+converge_job two "$WORK/two.yml" & pids+=($!)
+for p in "${pids[@]}"; do wait "$p"; done
+echo "converge phase: $((SECONDS - jobstart)) s"
+
+rc_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+not_installed() { ! docker exec "$1" dpkg-query -W -f='${Status}' "$2" 2>/dev/null | grep -q 'install ok installed'; }
+
+section "4. --check --diff on fresh hosts"
+for name in one12 one13; do
+  h=$P-$name
+  show_log "$name --check --diff" "$WORK/$name.check.log"
+  check "check mode on fresh $h runs through (exit 0, failed=0)" \
+    eval "rc_is '$WORK/$name.check.rc' 0 && recap_clean '$WORK/$name.check.log'"
+  check "check mode on fresh $h shows diffs of the files it would write" \
+    grep -q 'conf.d/fox-avatar.conf' "$WORK/$name.check.log"
+  echo "left on $h by --check (must be nothing):"; sed 's/^/  /' "$WORK/$name.check.left"
+  check "check mode on fresh $h installed and wrote nothing" \
+    eval "! grep -q 'install ok installed\\|fox-avatar' '$WORK/$name.check.left'"
+done
+
+# ------------------------------------------------------------------ scenario 1 checks
+host_checks() { # HOST: units, user, sandbox score
+  local h=$1 pid uid user score
+  check "$h: fox-avatar and nginx active" docker exec "$h" systemctl is-active --quiet fox-avatar nginx
+  check "$h: fox-avatar and nginx enabled" docker exec "$h" systemctl is-enabled --quiet fox-avatar nginx
+  pid=$(docker exec "$h" systemctl show -p MainPID --value fox-avatar)
+  uid=$(docker exec "$h" stat -c %u "/proc/$pid" 2>/dev/null)
+  user=$(docker exec "$h" stat -c %U "/proc/$pid" 2>/dev/null)
+  echo "$h: fox-avatar main PID $pid runs as $user (uid $uid)"
+  check "$h: the service runs as its own unprivileged user (fox-avatar, system uid)" \
+    test "$user" = fox-avatar -a -n "$uid" -a "${uid:-0}" -gt 0 -a "${uid:-1000}" -lt 1000
+  docker exec "$h" systemd-analyze security --no-pager fox-avatar.service >"$WORK/$h.security" 2>&1
+  grep -E '^✗' "$WORK/$h.security" | head -n 30
+  score=$(grep -oE 'Overall exposure level for fox-avatar.service: [0-9.]+' "$WORK/$h.security" | awk '{print $NF}')
+  echo "$h: systemd-analyze security fox-avatar.service: exposure ${score:-?} (target <= 2.0)"
+  check "$h: systemd-analyze security exposure ${score:-?} <= 2.0" \
+    awk -v s="${score:-99}" 'BEGIN { exit !(s <= 2.0) }'
+}
+listens_only_on() { # HOST ADDRESS: the service's TCP listeners are exactly ADDRESS:8080
+  local got
+  got=$(docker exec "$1" ss -Hltn 'sport = :8080' | awk '{print $4}' | sort -u | tr '\n' ' ')
+  echo "$1: listeners on port 8080: ${got:-none}"
+  [ "$got" = "$2:8080 " ]
+}
+stack_suite() { # NAME PROXY APPHOST: the shared HTTP assertions over HTTPS from outside
+  local name=$1 proxy=$2 app=$3
+  docker exec "$proxy" cat /etc/ssl/fox-avatar/fullchain.pem >"$WORK/$name-ca.pem"
+  AVATAR_STACK=external AVATAR_HOST=$SITE_NAME AVATAR_ADDR=${IP[$proxy]} \
+    AVATAR_HTTPS_PORT=443 AVATAR_HTTP_PORT=80 AVATAR_CA="$WORK/$name-ca.pem" \
+    AVATAR_APP_STOP="docker exec $app systemctl stop fox-avatar" \
+    AVATAR_APP_START="docker exec $app systemctl start fox-avatar" \
+    AVATAR_FALLBACK_LOG_CMD="docker exec $proxy cat /var/log/nginx/fox-avatar.fallback.log" \
+    python -m pytest -q -p no:cacheprovider tests/stack 2>&1 | tee "$WORK/$name.pytest.log" | tail -n 15
+  [ "${PIPESTATUS[0]}" = 0 ]
+}
+
+for name in one12 one13; do
+  h=$P-$name
+  section "1. one host, self-signed: $h ($(docker exec "$h" sh -c '. /etc/os-release; echo $PRETTY_NAME'))"
+  show_log "$name converge" "$WORK/$name.1.log"
+  check "$h: first converge succeeds" eval "rc_is '$WORK/$name.1.rc' 0 && recap_clean '$WORK/$name.1.log'"
+  show_log "$name second converge" "$WORK/$name.2.log"
+  check "$h: second converge reports changed=0" \
+    eval "rc_is '$WORK/$name.2.rc' 0 && recap_unchanged '$WORK/$name.2.log'"
+  check "$h: shared HTTP suite over HTTPS against ${IP[$h]}" stack_suite "$name" "$h" "$h"
+  host_checks "$h"
+  check "$h: co-located service listens on 127.0.0.1 only" listens_only_on "$h" 127.0.0.1
+done
+
+# ------------------------------------------------------------------ scenario 2
+section "2. two hosts: proxy $HPX (Debian 12), app $HAP (Debian 13)"
+show_log "two-host converge" "$WORK/two.1.log"
+check "two hosts: first converge succeeds" eval "rc_is '$WORK/two.1.rc' 0 && recap_clean '$WORK/two.1.log'"
+show_log "two-host second converge" "$WORK/two.2.log"
+check "two hosts: second converge reports changed=0" \
+  eval "rc_is '$WORK/two.2.rc' 0 && recap_unchanged '$WORK/two.2.log'"
+check "two hosts: the proxy's upstream lists the app host's address" \
+  docker exec "$HPX" grep -q "server ${IP[$HAP]}:8080" /etc/nginx/conf.d/fox-avatar.conf
+check "two hosts: shared HTTP suite through the proxy ${IP[$HPX]}" stack_suite two "$HPX" "$HAP"
+check "two hosts: the app host runs no Nginx" not_installed "$HAP" nginx
+check "two hosts: the proxy host runs no Java" not_installed "$HPX" default-jre-headless
+check "$HAP: service listens on its private address ${IP[$HAP]} only" listens_only_on "$HAP" "${IP[$HAP]}"
+check "$HAP: fox-avatar active and enabled" \
+  eval "docker exec $HAP systemctl is-active --quiet fox-avatar && docker exec $HAP systemctl is-enabled --quiet fox-avatar"
+
+# ------------------------------------------------------------------ scenario 3
+section "3. files mode: a provided certificate on $H12"
+certs=$WORK/certs; mkdir -p "$certs"
+(
+  cd "$certs" &&
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem \
+    -days 2 -subj '/CN=fox-avatar files-mode test CA' &&
+  openssl req -newkey rsa:2048 -nodes -keyout privkey.pem -out leaf.csr -subj "/CN=$SITE_NAME" &&
+  printf 'subjectAltName=DNS:%s\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' "$SITE_NAME" >leaf.ext &&
+  openssl x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile leaf.ext \
+    -out fullchain.pem
+) >"$WORK/certs.log" 2>&1 || { cat "$WORK/certs.log"; die "could not make the test certificate"; }
+cat >"$WORK/files-vars.yml" <<EOF
+fox_avatar_tls_mode: files
+fox_avatar_tls_cert_src: $certs/fullchain.pem
+fox_avatar_tls_key_src: $certs/privkey.pem
+EOF
+playbook "$WORK/one12.yml" "$WORK/files.1.log" --diff -e "@$WORK/files-vars.yml"; echo $? >"$WORK/files.1.rc"
+show_log "files mode converge" "$WORK/files.1.log"
+check "files mode: converge succeeds" eval "rc_is '$WORK/files.1.rc' 0 && recap_clean '$WORK/files.1.log'"
+want=$(openssl x509 -in "$certs/fullchain.pem" -noout -fingerprint -sha256)
+got=$(openssl s_client -connect "${IP[$H12]}:443" -servername "$SITE_NAME" </dev/null 2>/dev/null \
+      | openssl x509 -noout -fingerprint -sha256)
+echo "provided: $want"; echo "served:   $got"
+check "files mode: Nginx serves exactly the provided certificate" test -n "$want" -a "$want" = "$got"
+code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$certs/ca.pem" \
+       --resolve "$SITE_NAME:443:${IP[$H12]}" "https://$SITE_NAME/")
+check "files mode: HTTPS verifies against the provided CA (GET / -> 302, got $code)" test "$code" = 302
+playbook "$WORK/one12.yml" "$WORK/files.2.log" -e "@$WORK/files-vars.yml"; echo $? >"$WORK/files.2.rc"
+check "files mode: second converge reports changed=0" \
+  eval "rc_is '$WORK/files.2.rc' 0 && recap_unchanged '$WORK/files.2.log'"
+
+# ------------------------------------------------------------------ scenario 5
+section "5. a configuration nginx -t rejects, on $H12"
+conf=/etc/nginx/conf.d/fox-avatar.conf
+sum_before=$(docker exec "$H12" sha256sum "$conf")
+pid_before=$(docker exec "$H12" systemctl show -p MainPID --value nginx)
+playbook "$WORK/one12.yml" "$WORK/bad.log" -e "@$WORK/files-vars.yml" \
+  -e '{"fox_avatar_nginx_server_names": ["avatar.test;bogus_directive"]}'; echo $? >"$WORK/bad.rc"
+grep -E '^(fatal|failed)|rejected|emerg' "$WORK/bad.log" | head -n 8
+check "bad config: the run fails" eval "! rc_is '$WORK/bad.rc' 0"
+check "bad config: the failure says the configuration was rejected" grep -q 'Nginx configuration was rejected' "$WORK/bad.log"
+check "bad config: the previous file is back in place" \
+  test "$(docker exec "$H12" sha256sum "$conf")" = "$sum_before"
+check "bad config: no backup files left behind" \
+  eval "! docker exec $H12 sh -c 'ls /etc/nginx/conf.d /etc/nginx/fox-avatar' | grep -q '~\$'"
+check "bad config: nginx -t passes on the restored tree" docker exec "$H12" nginx -t -q
+check "bad config: Nginx was not restarted (same master PID $pid_before)" \
+  test "$(docker exec "$H12" systemctl show -p MainPID --value nginx)" = "$pid_before"
+code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$certs/ca.pem" \
+       --resolve "$SITE_NAME:443:${IP[$H12]}" "https://$SITE_NAME/")
+check "bad config: Nginx keeps serving (GET / -> 302, got $code)" test "$code" = 302
+
+check "ACME scenario passes (tests/ansible/acme.sh: Pebble, http-01, renewal)" tests/ansible/acme.sh
+
+# ------------------------------------------------------------------ summary
+section "summary"
+for f in "${FAILURES[@]}"; do echo "failed: $f"; done
+echo "tests/ansible wall time: $((SECONDS - START)) s"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
