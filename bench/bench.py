@@ -944,7 +944,7 @@ Machine: {machine_line(m)}.
 Method: wrk {m['wrk']} (1 thread, keep-alive) and h2load for HTTP/2, {results['duration_s']} s per run,
 {results['rounds']} alternating rounds after a warm-up, medians shown; `ab -n {results['ab_n']} -c 10`
 without keep-alive for the original test; memory of the server processes (sum over Nginx master + worker,
-php-fpm + Nginx) right after all the load; start-up = process start to the first `302`, median of
+php-fpm + Nginx), each candidate alone on the machine after one run at the highest concurrency; start-up = process start to the first `302`, median of
 {results['starts']} fresh starts.
 
 {table(results)}
