@@ -16,7 +16,7 @@
 #   6. a wrong setting (no contact email): the settings check fails with one line naming it.
 #
 # Settings: ACME_TEST_SUITE (bookworm | trixie, default bookworm), ACME_TEST_KEEP=1 leaves the
-# containers running, ACME_TEST_PREFIX names containers and network (default foxacme).
+# containers running, ACME_TEST_PREFIX names containers and network (default foxacme<PID>, so runs never collide).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -34,7 +34,7 @@ pass() { PASSED=$((PASSED + 1)); echo "PASS  $*"; }
 fail() { FAILED=$((FAILED + 1)); FAILURES+=("$*"); echo "FAIL  $*"; }
 check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 
-P=${ACME_TEST_PREFIX:-foxacme}
+P=${ACME_TEST_PREFIX:-foxacme$$}
 SUITE=${ACME_TEST_SUITE:-bookworm}
 NET=$P-net
 HOST=$P-host
@@ -153,9 +153,10 @@ all:
 EOF
 
 playbook() { # LOG [ansible-playbook args...]
-  local log=$1; shift
+  local log=$1 t=$SECONDS; shift
   (cd ansible && ansible-playbook -i "$WORK/inventory.yml" site.yml "$@") >"$log" 2>&1
   echo $? >"$log.rc"
+  echo "ansible-playbook $(basename "$log" .log): $((SECONDS - t)) s"
 }
 recap() { sed -n '/^PLAY RECAP/,$p' "$1" | grep -E '^[^ ]+ +: ok='; }
 ran_clean() { # LOG: exit 0, unreachable=0 failed=0
@@ -196,9 +197,8 @@ wait_serial_change() { # NAME OLD: up to 15 s for Nginx to serve another serial
 
 # ------------------------------------------------------------------ 1. fresh host
 section "ACME 1. fresh host: converge in acme mode"
-t=$SECONDS
 playbook "$WORK/run1.log" --diff
-show_log "first converge ($((SECONDS - t)) s)" "$WORK/run1.log"
+show_log "first converge" "$WORK/run1.log"
 check "acme: first converge on a fresh host succeeds" ran_clean "$WORK/run1.log"
 if ! ran_clean "$WORK/run1.log"; then
   grep -A 12 -E '^(fatal|failed)' "$WORK/run1.log" | head -n 60
