@@ -78,7 +78,7 @@ docker_engine_ready || die "no Docker engine"
 # ANSIBLE_TEST_APT_CACHE=1.
 unset APT_PROXY
 if [ -n "${ANSIBLE_TEST_APT_CACHE:-}" ] && apt_cache_ready >/dev/null; then echo "apt cache for the test hosts: $APT_PROXY"; fi
-ansible-playbook --version | head -n 1
+ansible-playbook --version 2>/dev/null | awk 'NR == 1'
 export ANSIBLE_CONFIG=$ROOT/ansible/ansible.cfg ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
        ANSIBLE_DEPRECATION_WARNINGS=false
 
@@ -219,7 +219,7 @@ stack_suite() { # NAME PROXY APPHOST: the shared HTTP assertions over HTTPS from
     AVATAR_APP_STOP="docker exec $app systemctl stop fox-avatar" \
     AVATAR_APP_START="docker exec $app systemctl start fox-avatar" \
     AVATAR_FALLBACK_LOG_CMD="docker exec $proxy cat /var/log/nginx/fox-avatar.fallback.log" \
-    python -m pytest -q -p no:cacheprovider tests/stack 2>&1 | tee "$WORK/$name.pytest.log" | tail -n 15
+    python -m pytest -q -rfEs -p no:cacheprovider tests/stack 2>&1 | tee "$WORK/$name.pytest.log" | tail -n 15
   [ "${PIPESTATUS[0]}" = 0 ]
 }
 
@@ -297,7 +297,7 @@ check "bad config: the failure says the configuration was rejected" grep -q 'Ngi
 check "bad config: the previous file is back in place" \
   test "$(docker exec "$H12" sha256sum "$conf")" = "$sum_before"
 check "bad config: no backup files left behind" \
-  eval "! docker exec $H12 sh -c 'ls /etc/nginx/conf.d /etc/nginx/fox-avatar' | grep -q '~\$'"
+  eval "! docker exec $H12 sh -c 'ls -a /etc/nginx /etc/nginx/conf.d /etc/nginx/fox-avatar' | grep -q '~\$\|previous'"
 check "bad config: nginx -t passes on the restored tree" docker exec "$H12" nginx -t -q
 check "bad config: Nginx was not restarted (same master PID $pid_before)" \
   test "$(docker exec "$H12" systemctl show -p MainPID --value nginx)" = "$pid_before"
@@ -305,7 +305,9 @@ code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$certs/ca.pem" \
        --resolve "$SITE_NAME:443:${IP[$H12]}" "https://$SITE_NAME/")
 check "bad config: Nginx keeps serving (GET / -> 302, got $code)" test "$code" = 302
 
-check "ACME scenario passes (tests/ansible/acme.sh: Pebble, http-01, renewal)" tests/ansible/acme.sh
+section "6. ACME (tests/ansible/acme.sh)"
+check "ACME scenario passes (tests/ansible/acme.sh: Pebble, http-01, renewal)" \
+  env ACME_TEST_PREFIX="$P-acme" tests/ansible/acme.sh
 
 # ------------------------------------------------------------------ summary
 section "summary"
