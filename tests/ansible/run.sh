@@ -57,7 +57,7 @@ cleanup() {
     echo "ANSIBLE_TEST_KEEP set: hosts ${HOSTS[*]} and network $NET left running; work dir $WORK"
   else
     systemd_host_rm "${HOSTS[@]}"
-    docker network rm "$NET" >/dev/null 2>&1 || true
+    docker network ls -q --filter "name=^$NET\$" | xargs -r docker network rm >/dev/null 2>&1 || true
     rm -rf "$WORK"
   fi
   exit "$rc"
@@ -96,6 +96,8 @@ section "start systemd hosts (Debian 12 and 13) on network $NET"
 systemd_image_ready bookworm || die "no bookworm systemd image"
 systemd_image_ready trixie || die "no trixie systemd image"
 systemd_host_rm "${HOSTS[@]}"
+# the network first: four parallel `docker network create` would make four networks of that name
+docker network inspect "$NET" >/dev/null 2>&1 || docker network create "$NET" >/dev/null || die "cannot create network $NET"
 pids=()
 systemd_host_run "$H12" bookworm "$NET" & pids+=($!)
 systemd_host_run "$H13" trixie "$NET" & pids+=($!)
