@@ -25,14 +25,8 @@ START=$SECONDS
 . tests/lib/apt.sh
 . tests/lib/docker.sh
 
-section() { printf '\n==================== %s ====================\n' "$*"; }
+. tests/lib/checks.sh
 die() { echo "tests/ansible/acme.sh: $*" >&2; exit 1; }
-PASSED=0
-FAILED=0
-FAILURES=()
-pass() { PASSED=$((PASSED + 1)); echo "PASS  $*"; }
-fail() { FAILED=$((FAILED + 1)); FAILURES+=("$*"); echo "FAIL  $*"; }
-check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 
 P=${ACME_TEST_PREFIX:-foxacme$$}
 SUITE=${ACME_TEST_SUITE:-bookworm}
@@ -158,15 +152,13 @@ playbook() { # LOG [ansible-playbook args...]
   echo $? >"$log.rc"
   echo "ansible-playbook $(basename "$log" .log): $((SECONDS - t)) s"
 }
-recap() { sed -n '/^PLAY RECAP/,$p' "$1" | grep -E '^[^ ]+ +: ok='; }
 ran_clean() { # LOG: exit 0, unreachable=0 failed=0
   [ "$(cat "$1.rc")" = 0 ] && recap "$1" | grep -q ok= && ! recap "$1" | grep -Eq 'unreachable=[1-9]|failed=[1-9]'
 }
 ran_unchanged() { ran_clean "$1" && ! recap "$1" | grep -Eq 'changed=[1-9]'; }
 show_log() { # TITLE LOG: what changed or failed, and the recap
   echo "--- $1 (exit $(cat "$2.rc"))"
-  grep -E '^(changed|fatal|failed|FAILED|ERROR)|^TASK|^RUNNING HANDLER' "$2" \
-    | grep -B1 -E '^(changed|fatal|failed|FAILED|ERROR)' | grep -v '^--$' | tail -n 40
+  ansible_log_excerpt "$2" 40
   grep -A2 'Say why a certificate was requested' "$2" | grep -o 'Requested .*' || true
   sed -n '/^PLAY RECAP/,$p' "$2"
 }
@@ -292,7 +284,4 @@ check "acme: ... with one line naming fox_avatar_acme_email" \
 
 # ------------------------------------------------------------------ summary
 section "ACME summary"
-for f in "${FAILURES[@]}"; do echo "failed: $f"; done
-echo "tests/ansible/acme.sh wall time: $((SECONDS - START)) s"
-echo "$PASSED passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+checks_summary tests/ansible/acme.sh

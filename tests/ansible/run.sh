@@ -28,18 +28,8 @@ START=$SECONDS
 . tests/lib/apt.sh
 . tests/lib/docker.sh
 
-section() { printf '\n==================== %s ====================\n' "$*"; }
+. tests/lib/checks.sh
 die() { echo "tests/ansible: $*" >&2; exit 1; }
-
-PASSED=0
-FAILED=0
-FAILURES=()
-pass() { PASSED=$((PASSED + 1)); echo "PASS  $*"; }
-fail() { FAILED=$((FAILED + 1)); FAILURES+=("$*"); echo "FAIL  $*"; }
-check() { # NAME CMD... : one assertion
-  local name=$1; shift
-  if "$@"; then pass "$name"; else fail "$name"; fi
-}
 
 P=${ANSIBLE_TEST_PREFIX:-foxans}
 NET=$P-net
@@ -138,7 +128,6 @@ playbook() { # INVENTORY LOG [ansible-playbook args...]
   (cd ansible && ansible-playbook -i "$inv" site.yml "$@") >"$log" 2>&1
 }
 # The PLAY RECAP lines of a log: "host : ok=.. changed=.. unreachable=.. failed=.."
-recap() { sed -n '/^PLAY RECAP/,$p' "$1" | grep -E '^[^ ]+ +: ok='; }
 recap_clean() { # LOG: every host unreachable=0 failed=0
   local r; r=$(recap "$1"); [ -n "$r" ] && ! grep -Eq 'unreachable=[1-9]|failed=[1-9]' <<<"$r"
 }
@@ -147,8 +136,7 @@ recap_unchanged() { # LOG: clean and changed=0 everywhere
 }
 show_log() { # TITLE LOG: tasks that changed or failed, and the recap
   echo "--- $1 (full log: $2)"
-  grep -E '^(changed|fatal|failed|FAILED|ERROR)|^TASK|^RUNNING HANDLER' "$2" \
-    | grep -B1 -E '^(changed|fatal|failed|FAILED|ERROR)' | grep -v '^--$' | tail -n 60
+  ansible_log_excerpt "$2" 60
   sed -n '/^PLAY RECAP/,$p' "$2"
 }
 
@@ -313,7 +301,4 @@ check "ACME scenario passes (tests/ansible/acme.sh: Pebble, http-01, renewal)" \
 
 # ------------------------------------------------------------------ summary
 section "summary"
-for f in "${FAILURES[@]}"; do echo "failed: $f"; done
-echo "tests/ansible wall time: $((SECONDS - START)) s"
-echo "$PASSED passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+checks_summary tests/ansible
