@@ -14,6 +14,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * Runs on the IO thread: nothing here blocks.
  */
 public final class RandomRedirectHandler implements HttpHandler {
+    /** Header values are Strings in Undertow: a long would be converted on every request. */
+    static final String EMPTY_BODY_LENGTH = "0";
+
     private final String[] locations;
 
     /** @param prefix {@code "/"} for relative redirects, or a base URL ending in {@code "/"} */
@@ -29,7 +32,7 @@ public final class RandomRedirectHandler implements HttpHandler {
         headers.put(Headers.LOCATION, locations[i]);
         // A cached redirect would freeze the avatar on one fox.
         headers.put(Headers.CACHE_CONTROL, "no-store");
-        headers.put(Headers.CONTENT_LENGTH, 0L);
+        headers.put(Headers.CONTENT_LENGTH, EMPTY_BODY_LENGTH);
         exchange.endExchange();
     }
 }
