@@ -4,10 +4,10 @@
 # TUNE=1 (JVM flag sets for app/jvm.options), SOAK=1 (10 million requests through the full stack).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. tests/lib/apt.sh
+. tools/apt.sh
 # wrk, ab, h2load: the load generators; gnuplot: the chart; nginx: bound 4, the full stack and the PHP
 # front; php-fpm: candidate 5 (installed so that every run compares the same five candidates).
 apt_need wrk apache2-utils nghttp2-client gnuplot-nox nginx php-fpm openssl curl openjdk-17-jdk-headless
-. tests/lib/venv.sh   # Jinja2 for nginx/render.py
+. tools/venv.sh   # Jinja2 for nginx/render.py
 [ -f app/target/avatar.jar ] || { echo "bench: app/target/avatar.jar missing: run make build" >&2; exit 1; }
 exec python3 bench/bench.py

@@ -14,8 +14,8 @@ out=${1:-$here}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-source "$root/tests/lib/venv.sh"      # pinned Pillow (tests/requirements.txt)
-source "$root/tests/lib/apt.sh"
+source "$root/tools/venv.sh"      # pinned Pillow (tools/requirements.txt)
+source "$root/tools/apt.sh"
 command -v optipng >/dev/null || apt_need optipng
 
 # Build in a scratch dir, then swap in: a live Nginx never serves a half-written

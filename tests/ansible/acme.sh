@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The acme TLS mode (ansible/roles/fox_avatar_acme) against a real ACME server: Pebble, Let's
-# Encrypt's test CA (pinned Go module, tests/lib/docker.sh), in a container on the test network,
+# Encrypt's test CA (pinned Go module, tools/docker.sh), in a container on the test network,
 # doing real http-01 validation against a fresh systemd host reached by its network alias
 # (Docker's embedded DNS). Part of `make test-ansible` (tests/ansible/run.sh); runs alone too.
 #
@@ -22,8 +22,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 START=$SECONDS
 
-. tests/lib/apt.sh
-. tests/lib/docker.sh
+. tools/apt.sh
+. tools/docker.sh
 
 . tests/lib/checks.sh
 die() { echo "tests/ansible/acme.sh: $*" >&2; exit 1; }
@@ -54,7 +54,7 @@ trap 'exit 130' INT TERM
 # ------------------------------------------------------------------ prerequisites
 section "ACME prerequisites"
 apt_need openssl curl
-. tests/lib/venv.sh
+. tools/venv.sh
 command -v ansible-playbook >/dev/null || die "ansible-playbook missing after venv setup"
 [ -f app/target/avatar.jar ] || make -s build || die "make build failed"
 docker_engine_ready || die "no Docker engine"

@@ -25,8 +25,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 START=$SECONDS
 
-. tests/lib/apt.sh
-. tests/lib/docker.sh
+. tools/apt.sh
+. tools/docker.sh
 
 . tests/lib/checks.sh
 die() { echo "tests/ansible: $*" >&2; exit 1; }
@@ -58,7 +58,7 @@ trap 'exit 130' INT TERM
 # ------------------------------------------------------------------ prerequisites
 section "prerequisites"
 apt_need openssl curl
-. tests/lib/venv.sh
+. tools/venv.sh
 command -v ansible-playbook >/dev/null || die "ansible-playbook missing after venv setup"
 [ -f app/target/avatar.jar ] || make -s build || die "make build failed"
 ls images/*.png >/dev/null 2>&1 || die "no images in images/ (make images)"

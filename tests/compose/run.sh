@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test-compose: the whole stack under `docker compose`, on a real Docker engine.
 #
-#  1. a Docker engine, compose v2 and the debian:bookworm-slim base image (tests/lib/docker.sh:
+#  1. a Docker engine, compose v2 and the debian:bookworm-slim base image (tools/docker.sh:
 #     installed/started/built only when missing), the pinned venv (hadolint, pytest)
 #  2. `docker compose config -q`, hadolint on both Dockerfiles
 #  3. `docker compose up --build --wait` under a unique project name, on free loopback ports
@@ -20,11 +20,11 @@ t0=$(date +%s)
 step() { printf '\n== compose: %s (%ss)\n' "$*" "$(($(date +%s) - t0))"; }
 
 step "prerequisites"
-. tests/lib/docker.sh
+. tools/docker.sh
 docker_engine_ready
 compose_v2_ready
 base_image_ready debian:bookworm-slim bookworm
-. tests/lib/venv.sh
+. tools/venv.sh
 
 # One project per run; every compose call below (and in the tests) sees these.
 export COMPOSE_PROJECT_NAME="fox-avatar-test-$$"

@@ -7,12 +7,12 @@
 #   tests/nginx   configuration, logs, fallback, browser (loopback only)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source tests/lib/apt.sh
+source tools/apt.sh
 # nginx: Debian's package; chromium + driver: the browser test; libnss3-tools:
 # certutil (test CA into the browser's NSS db); curl: the HTTP/2 check; optipng:
 # tests/images.
 apt_need nginx chromium chromium-driver libnss3-tools openssl curl optipng
-source tests/lib/venv.sh
+source tools/venv.sh
 
 [ -f app/target/avatar.jar ] || { echo "test-nginx: app/target/avatar.jar missing (run: make build)" >&2; exit 2; }
 

@@ -1,6 +1,9 @@
 package dev.foxavatar;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,8 +17,11 @@ import java.util.regex.Pattern;
  * Nginx serves (same pattern as Nginx's image location), read once at start-up.
  */
 public final class ImageSet {
-    /** Keep in step with the image location in nginx/: the set redirected to is the set served. */
-    public static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*\\.(png|jpg|jpeg|gif|webp)");
+    /**
+     * The image-name rule, read from its one owner, images/names.regex (a resource of the jar): the
+     * rule the Nginx image map is rendered with, so the set redirected to is the set served.
+     */
+    public static final Pattern NAME = Pattern.compile(readRule("names.regex"));
 
     private final List<String> names;
 
@@ -39,6 +45,22 @@ public final class ImageSet {
         }
         names.sort(Comparator.comparing(ImageSet::naturalKey));
         return new ImageSet(names);
+    }
+
+    static String readRule(String resource) {
+        try (InputStream in = ImageSet.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("resource " + resource + " missing from the jar");
+            }
+            List<String> rules = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+            if (rules.size() != 1) {
+                throw new IllegalStateException(resource + ": expected one rule line, found " + rules.size());
+            }
+            return rules.get(0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Orders Renard-2 before Renard-10, for readable logs. */

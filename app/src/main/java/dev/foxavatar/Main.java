@@ -75,11 +75,19 @@ public final class Main {
             }
         };
         // Handled signals exit 0 after a clean stop (the JVM's default for SIGTERM is 143, with no drain).
-        Signal.handle(new Signal("TERM"), signal -> stop.run());
-        Signal.handle(new Signal("INT"), signal -> stop.run());
+        // The stop runs on a thread of its own that is not a daemon: the signal thread is one, and once
+        // Undertow's worker threads end, the JVM would exit (0) under it before "stopped" is logged.
+        Signal.handle(new Signal("TERM"), signal -> stopThread(stop).start());
+        Signal.handle(new Signal("INT"), signal -> stopThread(stop).start());
 
         log.info("listening on http://{}:{} with {} images from {}, redirecting to {}*, io-threads {}",
                 settings.bind().contains(":") ? "[" + settings.bind() + "]" : settings.bind(), server.port(),
                 images.size(), settings.images(), settings.locationPrefix(), settings.ioThreads());
+    }
+
+    private static Thread stopThread(Runnable stop) {
+        Thread thread = new Thread(stop, "fox-avatar-stop");
+        thread.setDaemon(false);
+        return thread;
     }
 }

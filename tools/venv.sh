@@ -1,9 +1,9 @@
-# Sourced by the test layers: a project-local virtualenv (.venv) with the pinned
-# test and tooling requirements, (re)built only when tests/requirements.txt changes.
+# Sourced by the test layers, the bench and images/draw.sh: a project-local virtualenv (.venv) with the pinned
+# test and tooling requirements, (re)built only when tools/requirements.txt changes.
 # Idempotent; installs nothing globally.
-_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 _venv="$_root/.venv"
-_req="$_root/tests/requirements.txt"
+_req="$_root/tools/requirements.txt"
 if ! command -v python3 >/dev/null; then
   apt-get update -qq && apt-get install -y -qq python3 python3-venv >/dev/null
 fi

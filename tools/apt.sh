@@ -1,4 +1,4 @@
-# Sourced by the test layers: apt_need PKG... installs the Debian packages that are missing,
+# Sourced by the test layers, the bench and images/draw.sh: apt_need PKG... installs the Debian packages that are missing,
 # running 'apt-get update' at most once per process and waiting for a dpkg lock held by another
 # install (several layers may install at once). Idempotent.
 apt_need() {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Self-test of tests/lib/docker.sh on this machine: runs every function (building what is missing),
+# Self-test of tools/docker.sh on this machine: runs every function (building what is missing),
 # then boots one systemd host per suite, installs nginx in it with apt, and checks that nginx is
 # active and answers over HTTP from the Docker host. Prints the time of each step. Exit 0 = all good.
-#   bash tests/lib/docker_selftest.sh            (APT_CACHE=1 to route the hosts' apt via apt_cache_ready)
+#   bash tools/docker_selftest.sh            (APT_CACHE=1 to route the hosts' apt via apt_cache_ready)
 set -euo pipefail
 . "$(dirname "$0")/docker.sh"
 apt_need curl

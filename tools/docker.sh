@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# tests/lib/docker.sh - shared Docker test infrastructure, sourced by the test layer scripts.
+# tools/docker.sh - provisions the Docker machinery (engine, compose v2, base and systemd images, Pebble),
+# sourced by the test layers, the bench and the image drawing.
 #
-#   . tests/lib/docker.sh
+#   . tools/docker.sh
 #
 # Every function is idempotent: it checks first and only builds/installs what is missing, so it
 # works on a fresh Debian 12 machine (no Docker engine, no registry access) and leaves a machine
@@ -44,14 +45,14 @@
 #
 # Measured here (2 shared cores): installing default-jre-headless+nginx in a host takes ~45 s, of
 # which the download is ~6 s; the rest is dpkg (CPU), so apt_cache_ready saves little on this network.
-# Self-test: bash tests/lib/docker_selftest.sh
+# Self-test: bash tools/docker_selftest.sh
 #
 # Settings (environment, all optional): COMPOSE_VERSION, PEBBLE_VERSION, DOCKERD_TIMEOUT,
 # PULL_TIMEOUT, SYSTEMD_TIMEOUT, FOX_TOOLS (default /var/cache/fox-avatar), DEBIAN_MIRROR (default:
 # the machine's apt mirror), APT_PROXY.
 
 _DOCKER_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tests/lib/apt.sh
+# shellcheck source=tools/apt.sh
 . "$_DOCKER_LIB_DIR/apt.sh"
 
 : "${COMPOSE_VERSION:=v2.29.7}"

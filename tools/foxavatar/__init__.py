@@ -1,0 +1,1 @@
+"""fox-avatar's shared Python helpers, for the tests, the bench and the tooling (tools/)."""
