@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate the fox avatar set: draw (images/draw.py), optimise losslessly
-# (optipng), then refresh the README's contact sheet (docs/foxes.png) and
-# Nginx's fallback list (nginx/gen-fallback.py, if present).
+# (optipng), then refresh the README's contact sheet (docs/foxes.png). Nginx's
+# image map and fallback are rendered from the set at deployment (nginx/render.py).
 #
 #   images/draw.sh [OUTDIR]     default: images/ (what `make images` runs)
 #
@@ -37,9 +37,4 @@ if [ "$out" = "$here" ]; then
   optipng -quiet -o2 -strip all "$root/docs/foxes.png"
 fi
 
-# Nginx's fallback list follows the image set (only for the real set; the
-# helper belongs to nginx/ and names its committed output there).
-if [ "$out" = "$here" ] && [ -f "$root/nginx/gen-fallback.py" ]; then
-  (cd "$root" && python3 nginx/gen-fallback.py images -o nginx/fox-avatar/fallback-images.conf)
-fi
 echo "images: $(ls "$out"/Renard-*.png | wc -l) foxes in $out ($(du -cb "$out"/Renard-*.png | tail -1 | cut -f1) bytes)"

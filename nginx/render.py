@@ -1,23 +1,30 @@
 #!/usr/bin/env python3
 """Render the per-deployment Nginx file from nginx/fox-avatar.conf.j2.
 
-    nginx/render.py [VARS.json ...] [name=value ...] [-o OUTPUT]
+    nginx/render.py [VARS.json ...] [name=value ...] [--images DIR] [-o OUTPUT]
 
 Variables come from JSON files and name=value pairs (a value is parsed as
 JSON when it can be: 8443, true, ["127.0.0.1"]; otherwise it is a string).
-Same Jinja settings as Ansible's template module (trim_blocks, trailing
-newline kept), so Ansible, the tests and the committed compose rendering agree.
-A missing required variable is an error naming it. Needs Jinja2 (the project
-venv has it: .venv/bin/python nginx/render.py ...).
+--images DIR sets avatar_images, the image set of DIR by images/names.regex
+(in natural order), which the template turns into the served-URI map and the
+fallback's split. Same Jinja settings as Ansible's template module
+(trim_blocks, trailing newline kept), so the playbook, the compose image build
+and the tests render the same file. A missing required variable or an empty
+image set is an error naming it (exit 2). Needs Jinja2 (the project venv has
+it; the compose build uses Debian's python3-jinja2).
 """
 import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 import jinja2
 
-TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fox-avatar.conf.j2")
+HERE = Path(__file__).resolve().parent
+TEMPLATE = HERE / "fox-avatar.conf.j2"
+sys.path.insert(0, str(HERE.parent / "tools"))
+from foxavatar.imageset import image_names  # noqa: E402  (the rule's one reader)
 
 
 def render(variables, template=TEMPLATE):
@@ -34,6 +41,7 @@ def render(variables, template=TEMPLATE):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("inputs", nargs="*", metavar="VARS.json|name=value")
+    parser.add_argument("--images", metavar="DIR", help="set avatar_images from the image set of DIR")
     parser.add_argument("-o", "--output", help="file to write (default: stdout)")
     args = parser.parse_args(argv)
     variables = {}
@@ -47,11 +55,16 @@ def parse_args(argv):
         else:
             with open(item, encoding="utf-8") as f:
                 variables.update(json.load(f))
+    if args.images is not None:
+        variables["avatar_images"] = image_names(args.images)
     return args, variables
 
 
 def main(argv=None):
     args, variables = parse_args(argv)
+    if "avatar_images" in variables and not variables["avatar_images"]:
+        print(f"render: avatar_images: no image in {args.images!r} (images/names.regex)", file=sys.stderr)
+        return 2
     try:
         text = render(variables)
     except jinja2.UndefinedError as e:

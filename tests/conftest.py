@@ -6,8 +6,13 @@
   to (see tests/stack/stacks.py: loopback by default, or AVATAR_STACK=external).
 """
 import os
+import sys
+from pathlib import Path
 
 import pytest
+
+# The shared helpers (tools/foxavatar: the image set, ...) for every layer.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 
 CI = os.environ.get("CI") == "true"
 

@@ -1,7 +1,6 @@
 """The fox image set: exactly the 21 served names, valid square PNGs, distinct,
 optimally compressed, and reproducible from images/draw.sh byte for byte."""
 import hashlib
-import re
 import shutil
 import subprocess
 import time
@@ -9,18 +8,17 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
+from foxavatar.imageset import RULE_FILE, read_rule, image_names
 from PIL import Image, ImageChops
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = ROOT / "images"
 EXPECTED = {f"Renard-{i}.png" for i in range(1, 22)}
-# the Java service's and Nginx's notion of "an image" (see the app contract)
-SERVED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*\.(png|jpg|jpeg|gif|webp)$")
 MIN_SIDE = 256
 
 
 def served_files():
-    return sorted(p.name for p in IMAGES.iterdir() if p.is_file() and SERVED.match(p.name))
+    return sorted(image_names(IMAGES))
 
 
 def load(name):
@@ -40,7 +38,17 @@ def test_image_set_is_exactly_the_21_foxes():
 
 def test_images_dir_holds_only_foxes_and_their_scripts():
     others = sorted(p.name for p in IMAGES.iterdir() if p.is_file() and p.name not in EXPECTED)
-    assert others == ["contact-sheet.py", "draw.py", "draw.sh"]
+    assert others == ["contact-sheet.py", "draw.py", "draw.sh", "names.regex"]
+
+
+def test_the_image_name_rule_is_spelled_out_in_its_owner_only():
+    """images/names.regex owns the rule: every other place reads it (or is rendered from it)."""
+    rule = read_rule()
+    extensions = rule[rule.index("("):]          # the distinctive part, e.g. (png|jpg|...)
+    for needle in (rule, extensions, extensions.replace("|", "\\|")):
+        found = subprocess.run(["git", "grep", "-l", "-F", "-e", needle, "--", ":!*.png"], cwd=ROOT,
+                               capture_output=True, text=True).stdout.split()
+        assert found == [str(RULE_FILE.relative_to(ROOT))], (needle, found)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from stack.stacks import free_ports, image_names
+from foxavatar.imageset import image_names
+from stack.stacks import free_ports
 
 IMAGES_PER_PAGE = 8
 LOADS = 4          # the first load and three reloads

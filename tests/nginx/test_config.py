@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 
 from stack.client import get
-from stack.stacks import NGINX_DIR, REPO, fallback_names, image_names, load_renderer
+from foxavatar.imageset import image_names
+from stack.stacks import NGINX_DIR, REPO, load_renderer
 
-GEN = NGINX_DIR / "gen-fallback.py"
 RENDER = NGINX_DIR / "render.py"
 REQUIRED = {
     "avatar_server_name": "avatar.example.org",
     "avatar_tls_certificate": "/etc/ssl/fullchain.pem",
     "avatar_tls_certificate_key": "/etc/ssl/privkey.pem",
     "avatar_images_root": "/srv/fox-avatar/images",
+    "avatar_images": ["Renard-1.png", "Renard-2.png"],
 }
 
 
@@ -69,8 +70,9 @@ def test_template_uses_http2_directive_for_newer_nginx():
 
 
 def test_render_names_a_missing_variable_in_one_line():
-    args = [f"{k}={v}" for k, v in REQUIRED.items() if k != "avatar_images_root"]
-    out = subprocess.run([sys.executable, str(RENDER), *args], capture_output=True, text=True)
+    args = [f"{k}={v}" for k, v in REQUIRED.items() if k not in ("avatar_images_root", "avatar_images")]
+    out = subprocess.run([sys.executable, str(RENDER), "--images", str(REPO / "images"), *args],
+                         capture_output=True, text=True)
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "avatar_images_root" in out.stderr, out.stderr
 
@@ -82,39 +84,38 @@ def test_committed_renderings_are_current():
     for values in NGINX_DIR.rglob("*.json"):
         conf = values.with_suffix(".conf")
         if conf.exists():
-            expected = render(json.loads(values.read_text()))
+            expected = render({**json.loads(values.read_text()), "avatar_images": image_names(REPO / "images")})
             assert conf.read_text() == expected, f"{conf} is stale: nginx/render.py {values} -o {conf}"
 
 
-# --- the fallback map ---------------------------------------------------------------
+# --- the image map and the fallback, rendered from the image set -------------------
 
-def test_fallback_map_matches_images_dir_exactly():
-    images = image_names(REPO / "images")
-    assert images, "images/ holds no images yet"
-    assert sorted(fallback_names()) == sorted(images)
-    out = subprocess.run([sys.executable, str(GEN), str(REPO / "images")],
-                         capture_output=True, text=True, check=True)
-    assert out.stdout == (NGINX_DIR / "fox-avatar" / "fallback-images.conf").read_text(), \
-        "stale: run nginx/gen-fallback.py images -o nginx/fox-avatar/fallback-images.conf"
+def run_render(*args):
+    return subprocess.run([sys.executable, str(RENDER), *args,
+                           *(f"{k}={v}" for k, v in REQUIRED.items() if k != "avatar_images")],
+                          capture_output=True, text=True)
 
 
-def test_gen_fallback_takes_exactly_the_app_image_set(tmp_path):
-    for name in ["Renard-1.png", "b.jpg", "c.jpeg", "d.gif", "e.webp", "x_y-z.1.png", "Z9.png"]:
+def test_served_uris_and_fallback_are_exactly_the_image_set(tmp_path):
+    good = ["Renard-1.png", "b.jpg", "c.jpeg", "d.gif", "e.webp", "x_y-z.1.png", "Z9.png"]
+    for name in good:
         (tmp_path / name).write_bytes(b"x")
-    for name in [".hidden.png", "-dash.png", "UPPER.PNG", "a.txt", "a.png.bak", "a b.png", "é.png"]:
+    for name in [".hidden.png", "-dash.png", "UPPER.PNG", "a.txt", "a.png.bak", "a b.png", "é.png", "x.py"]:
         (tmp_path / name).write_bytes(b"x")
     (tmp_path / "dir.png").mkdir()
-    out = subprocess.run([sys.executable, str(GEN), str(tmp_path)], capture_output=True, text=True, check=True)
+    out = run_render("--images", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    served = re.findall(r"^\s+/(\S+) 1;$", out.stdout, re.M)
     entries = re.findall(r"^\s*([\d.]+%|\*)\s+(\S+);$", out.stdout, re.M)
-    assert sorted(n for _, n in entries) == sorted(
-        ["Renard-1.png", "b.jpg", "c.jpeg", "d.gif", "e.webp", "x_y-z.1.png", "Z9.png"])
+    assert sorted(served) == sorted(good)
+    assert sorted(n for _, n in entries) == sorted(good)
     shares = [float(s[:-1]) for s, _ in entries if s != "*"]
     assert entries[-1][0] == "*" and len(set(shares)) == 1 and sum(shares) < 100
 
 
-def test_gen_fallback_rejects_an_empty_dir_in_one_line(tmp_path):
-    out = subprocess.run([sys.executable, str(GEN), str(tmp_path)], capture_output=True, text=True)
-    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "IMAGES_DIR" in out.stderr
+def test_render_refuses_an_empty_image_set_in_one_line(tmp_path):
+    out = run_render("--images", str(tmp_path))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "avatar_images" in out.stderr
 
 
 # --- behaviour visible only from inside ---------------------------------------------

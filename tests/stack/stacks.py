@@ -25,35 +25,18 @@ import re
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import tempfile
 import time
-import zlib
 from pathlib import Path
 
 import pytest
+from foxavatar.imageset import image_names
 
 REPO = Path(__file__).resolve().parents[2]
 JAR = REPO / "app" / "target" / "avatar.jar"
 NGINX_DIR = REPO / "nginx"
-# The app's image-set contract (also in nginx/gen-fallback.py and the Java service).
-NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.(png|jpg|jpeg|gif|webp)")
 LOOPBACK_HOST = "avatar.test"
-
-
-def image_names(directory):
-    """The image set of a directory, per the app contract."""
-    d = Path(directory)
-    if not d.is_dir():
-        return set()
-    return {p.name for p in d.iterdir() if NAME_RE.fullmatch(p.name) and p.is_file()}
-
-
-def fallback_names():
-    """The image names in the committed fallback map."""
-    text = (NGINX_DIR / "fox-avatar" / "fallback-images.conf").read_text()
-    return re.findall(r"^\s*(?:[\d.]+%|\*)\s+(\S+);", text, re.M)
 
 
 class Stack:
@@ -198,16 +181,6 @@ def make_certs(directory, host):
     return paths
 
 
-def dummy_png(size, rgb):
-    """A valid solid-colour PNG (stand-in while images/ is still being drawn)."""
-    row = b"\x00" + bytes(rgb) * size
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(row * size)) + chunk(b"IEND", b""))
-
-
 MAIN_CONF = """\
 # Test main configuration, shaped like Debian's /etc/nginx/nginx.conf (same
 # http-level settings, including its permissive ssl_protocols, which the
@@ -272,13 +245,7 @@ class LoopbackStack(Stack):
             (tmp / d).mkdir(parents=True, exist_ok=True)
         self.logs = tmp / "logs"
         self.acme_webroot = tmp / "acme"
-        if image_names(REPO / "images"):
-            self.images_dir = REPO / "images"
-        else:  # images/ not drawn yet: same names, dummy pictures
-            self.images_dir = tmp / "images"
-            self.images_dir.mkdir()
-            for i, name in enumerate(fallback_names()):
-                (self.images_dir / name).write_bytes(dummy_png(256, ((i * 53) % 256, (i * 97) % 256, 180)))
+        self.images_dir = REPO / "images"
         certs = make_certs(tmp, self.host)
         self.ca_file = str(certs["ca"])
         self.conf_dir = tmp / "conf"
@@ -294,6 +261,7 @@ class LoopbackStack(Stack):
             "avatar_tls_certificate_key": str(certs["key"]),
             "avatar_upstream_servers": [f"127.0.0.1:{self.app_port}"],
             "avatar_images_root": str(self.images_dir),
+            "avatar_images": image_names(self.images_dir),
             "avatar_acme_webroot": str(self.acme_webroot),
             "avatar_access_log": str(self.logs / "access.log"),
             "avatar_fallback_log": str(self.logs / "fallback.log"),

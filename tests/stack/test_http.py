@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from stack.client import get, raw, request, tls_context, tls_socket
-from stack.stacks import image_names
+from foxavatar.imageset import image_names
 
 WEEK = 7 * 24 * 3600
 TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg",
@@ -20,7 +20,7 @@ TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg",
 
 @pytest.fixture(scope="module")
 def images(stack):
-    names = image_names(stack.images_dir)
+    names = set(image_names(stack.images_dir))
     assert names, f"no images in {stack.images_dir}"
     return names
 
