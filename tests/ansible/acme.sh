@@ -13,20 +13,12 @@
 #   5. forced renewal inside the host (`certbot renew --force-renewal`, with certbot.service's
 #      environment): Nginx serves the new certificate (new serial) with no manual reload;
 #      certbot.timer enabled and active; the next converge changes nothing.
-#   6. a wrong setting (no contact email): the settings check fails with one line naming it.
+#   6. a wrong setting (no contact email): the converge fails with one line naming it, having
+#      changed nothing.
 #
 # Settings: ACME_TEST_SUITE (bookworm | trixie, default bookworm), ACME_TEST_KEEP=1 leaves the
 # containers running, ACME_TEST_PREFIX names containers and network (default foxacme<PID>, so runs never collide).
-set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
-START=$SECONDS
-
-. tools/apt.sh
-. tools/docker.sh
-
-. tests/lib/checks.sh
-die() { echo "tests/ansible/acme.sh: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 P=${ACME_TEST_PREFIX:-foxacme$$}
 SUITE=${ACME_TEST_SUITE:-bookworm}
@@ -37,27 +29,12 @@ NAME=avatar.test
 NAME2=www.avatar.test
 WORK=$(mktemp -d /tmp/fox-acme-test.XXXXXX)
 
-cleanup() {
-  local rc=$?
-  if [ -n "${ACME_TEST_KEEP:-${ANSIBLE_TEST_KEEP:-}}" ]; then
-    echo "ACME_TEST_KEEP set: $HOST, $PEBBLE and network $NET left running; work dir $WORK"
-  else
-    systemd_host_rm "$HOST" "$PEBBLE"
-    docker network rm "$NET" >/dev/null 2>&1 || true
-    rm -rf "$WORK"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
+trap 'hosts_cleanup "${ACME_TEST_KEEP:-${ANSIBLE_TEST_KEEP:-}}" "$NET" "$WORK" "$HOST" "$PEBBLE"' EXIT
 trap 'exit 130' INT TERM
 
 # ------------------------------------------------------------------ prerequisites
 section "ACME prerequisites"
-apt_need openssl curl
-. tools/venv.sh
-command -v ansible-playbook >/dev/null || die "ansible-playbook missing after venv setup"
-[ -f app/target/avatar.jar ] || make -s build || die "make build failed"
-docker_engine_ready || die "no Docker engine"
+ansible_prerequisites
 # The apt download cache, when it can fetch the main archive (otherwise the host goes direct).
 if apt_cache_ready >/dev/null; then
   if curl -fsS -o /dev/null -m 30 -x "$APT_PROXY" "$(_dk_mirror)/dists/$SUITE/InRelease"; then
@@ -70,8 +47,6 @@ fi
 pebble_ready >/dev/null || die "Pebble could not be installed"
 PEBBLE_CERTS=$(pebble_certs_dir) || die "Pebble's test certificates not found"
 systemd_image_ready "$SUITE" || die "no $SUITE systemd image"
-export ANSIBLE_CONFIG=$ROOT/ansible/ansible.cfg ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
-       ANSIBLE_DEPRECATION_WARNINGS=false
 
 # The CA that certbot must trust for Pebble's own API (its test certificate for "pebble").
 cp "$PEBBLE_CERTS/pebble.minica.pem" "$WORK/pebble-api-ca.pem"
@@ -146,22 +121,7 @@ all:
         $HOST:
 EOF
 
-playbook() { # LOG [ansible-playbook args...]
-  local log=$1 t=$SECONDS; shift
-  (cd ansible && ansible-playbook -i "$WORK/inventory.yml" site.yml "$@") >"$log" 2>&1
-  echo $? >"$log.rc"
-  echo "ansible-playbook $(basename "$log" .log): $((SECONDS - t)) s"
-}
-ran_clean() { # LOG: exit 0, unreachable=0 failed=0
-  [ "$(cat "$1.rc")" = 0 ] && recap "$1" | grep -q ok= && ! recap "$1" | grep -Eq 'unreachable=[1-9]|failed=[1-9]'
-}
-ran_unchanged() { ran_clean "$1" && ! recap "$1" | grep -Eq 'changed=[1-9]'; }
-show_log() { # TITLE LOG: what changed or failed, and the recap
-  echo "--- $1 (exit $(cat "$2.rc"))"
-  ansible_log_excerpt "$2" 40
-  grep -A2 'Say why a certificate was requested' "$2" | grep -o 'Requested .*' || true
-  sed -n '/^PLAY RECAP/,$p' "$2"
-}
+converge() { playbook "$WORK/inventory.yml" "$@"; } # LOG [ansible-playbook args...]
 
 # The certificate Nginx serves for NAME (SNI), from outside the host.
 served() { # NAME -> PEM of the leaf
@@ -174,7 +134,6 @@ verifies() { # NAME: the served chain verifies against Pebble's root for NAME (c
 }
 issued_by_pebble() { served "$1" | openssl x509 -noout -issuer | grep -q 'Pebble Intermediate CA'; }
 lineage_count() { docker exec "$HOST" sh -c 'ls /etc/letsencrypt/archive/fox-avatar/cert*.pem | wc -l'; }
-nginx_pid() { docker exec "$HOST" systemctl show -p MainPID --value nginx; }
 installed_is_lineage() { # the fixed paths hold the lineage's current files
   docker exec "$HOST" sh -c 'cmp -s /etc/letsencrypt/live/fox-avatar/fullchain.pem /etc/ssl/fox-avatar/fullchain.pem &&
     cmp -s /etc/letsencrypt/live/fox-avatar/privkey.pem /etc/ssl/fox-avatar/privkey.pem'
@@ -189,7 +148,7 @@ wait_serial_change() { # NAME OLD: up to 15 s for Nginx to serve another serial
 
 # ------------------------------------------------------------------ 1. fresh host
 section "ACME 1. fresh host: converge in acme mode"
-playbook "$WORK/run1.log" --diff
+converge "$WORK/run1.log" --diff
 show_log "first converge" "$WORK/run1.log"
 check "acme: first converge on a fresh host succeeds" ran_clean "$WORK/run1.log"
 if ! ran_clean "$WORK/run1.log"; then
@@ -213,7 +172,7 @@ check "acme: no OCSP stapling in the served configuration" \
 
 # ------------------------------------------------------------------ 2. idempotence
 section "ACME 2. second converge: nothing changes, nothing re-issued"
-playbook "$WORK/run2.log"
+converge "$WORK/run2.log"
 show_log "second converge" "$WORK/run2.log"
 check "acme: second converge reports changed=0" ran_unchanged "$WORK/run2.log"
 check "acme: nothing re-issued (same serial $SERIAL1)" test -n "$SERIAL1" -a "$(serial_of "$NAME")" = "$SERIAL1"
@@ -221,18 +180,13 @@ check "acme: one certificate in the lineage" test "$(lineage_count)" = 1
 
 # ------------------------------------------------------------------ 3. shared HTTP suite
 section "ACME 3. shared HTTP suite with Pebble's root trusted"
-AVATAR_STACK=external AVATAR_HOST=$NAME AVATAR_ADDR=$IP AVATAR_HTTPS_PORT=443 AVATAR_HTTP_PORT=80 \
-  AVATAR_CA="$WORK/pebble-root.pem" \
-  AVATAR_APP_STOP="docker exec $HOST systemctl stop fox-avatar" \
-  AVATAR_APP_START="docker exec $HOST systemctl start fox-avatar" \
-  AVATAR_FALLBACK_LOG_CMD="docker exec $HOST cat /var/log/nginx/fox-avatar.fallback.log" \
-  python -m pytest -q -p no:cacheprovider tests/stack 2>&1 | tee "$WORK/pytest.log" | tail -n 15
-check "acme: shared HTTP suite passes against $IP with Pebble's root" test "${PIPESTATUS[0]}" = 0
+check "acme: shared HTTP suite passes against $IP with Pebble's root" \
+  stack_suite "$WORK/pytest.log" "$NAME" "$IP" "$WORK/pebble-root.pem" "$HOST" "$HOST"
 
 # ------------------------------------------------------------------ 4. new name
 section "ACME 4. one more name: the same lineage is re-issued"
-PID=$(nginx_pid)
-playbook "$WORK/run3.log" --diff -e "{\"fox_avatar_tls_domains\": [\"$NAME\", \"$NAME2\"]}"
+PID=$(nginx_pid "$HOST")
+converge "$WORK/run3.log" --diff -e "{\"fox_avatar_tls_domains\": [\"$NAME\", \"$NAME2\"]}"
 show_log "converge with $NAME2 added" "$WORK/run3.log"
 check "acme: converge with a new name succeeds" ran_clean "$WORK/run3.log"
 check "acme: the new name re-issued the certificate (changed)" eval "recap '$WORK/run3.log' | grep -Eq 'changed=[1-9]'"
@@ -244,11 +198,11 @@ check "acme: the certificate names $NAME and $NAME2" \
 check "acme: the served chain verifies against Pebble's root for $NAME2" verifies "$NAME2"
 check "acme: still one lineage (fox-avatar), now two certificates in it" \
   eval "[ \"\$(docker exec $HOST ls /etc/letsencrypt/live)\" = \"\$(printf 'README\nfox-avatar')\" ] && [ \"\$(lineage_count)\" = 2 ]"
-check "acme: Nginx was reloaded, not restarted (master PID $PID)" test "$(nginx_pid)" = "$PID"
+check "acme: Nginx was reloaded, not restarted (master PID $PID)" test "$(nginx_pid "$HOST")" = "$PID"
 
 # ------------------------------------------------------------------ 5. forced renewal
 section "ACME 5. forced renewal inside the host, as certbot.timer would run it"
-PID=$(nginx_pid)
+PID=$(nginx_pid "$HOST")
 # certbot.service's environment (the CA bundle drop-in), then certbot renew: the deploy hook
 # must install the certificate and reload Nginx by itself.
 docker exec "$HOST" sh -c 'env $(systemctl show -P Environment certbot.service) certbot renew --force-renewal --no-random-sleep-on-renew' \
@@ -263,24 +217,22 @@ echo "  served after renewal: $(serial_of "$NAME") (before: $SERIAL2)"
 check "acme: the renewed certificate is Pebble's and verifies for $NAME" \
   eval "issued_by_pebble $NAME && verifies $NAME"
 check "acme: the files Nginx reads are the renewed lineage's" installed_is_lineage
-check "acme: Nginx was reloaded, not restarted (master PID $PID)" test "$(nginx_pid)" = "$PID"
+check "acme: Nginx was reloaded, not restarted (master PID $PID)" test "$(nginx_pid "$HOST")" = "$PID"
 SERIAL3=$(serial_of "$NAME")
-playbook "$WORK/run4.log" -e "{\"fox_avatar_tls_domains\": [\"$NAME\", \"$NAME2\"]}"
+converge "$WORK/run4.log" -e "{\"fox_avatar_tls_domains\": [\"$NAME\", \"$NAME2\"]}"
 show_log "converge after the renewal" "$WORK/run4.log"
 check "acme: converge after a renewal reports changed=0" ran_unchanged "$WORK/run4.log"
 check "acme: ... and keeps the renewed certificate (serial $SERIAL3)" test "$(serial_of "$NAME")" = "$SERIAL3"
 
 # ------------------------------------------------------------------ 6. bad input
 section "ACME 6. a wrong setting"
-# The playbook runs these checks first in fox_avatar_tls (before anything is changed for TLS);
-# here they run alone, on the control machine, with the same inventory plus the wrong setting.
-(cd ansible && ansible -i "$WORK/inventory.yml" "$HOST" -m ansible.builtin.include_role \
-   -a 'name=fox_avatar_acme tasks_from=assert.yml' -e '{"fox_avatar_acme_email": ""}') >"$WORK/bad.log" 2>&1
-echo $? >"$WORK/bad.log.rc"
+# The settings are checked where fox_avatar_acme starts, before anything of it runs.
+converge "$WORK/bad.log" -e '{"fox_avatar_acme_email": ""}' -e "{\"fox_avatar_tls_domains\": [\"$NAME\", \"$NAME2\"]}"
 grep -E 'fox_avatar_acme_email:' "$WORK/bad.log" | head -n 2
-check "acme: no contact email -> the checks fail" test "$(cat "$WORK/bad.log.rc")" != 0
+check "acme: no contact email -> the converge fails" eval "! ran_clean '$WORK/bad.log'"
 check "acme: ... with one line naming fox_avatar_acme_email" \
   grep -Eq "fox_avatar_acme_email: '' is not an email address" "$WORK/bad.log"
+check "acme: ... having changed nothing (changed=0)" eval "! recap '$WORK/bad.log' | grep -Eq 'changed=[1-9]'"
 
 # ------------------------------------------------------------------ summary
 section "ACME summary"

@@ -15,21 +15,14 @@
 #      host's private address only.
 #   3. `files` mode with a provided certificate, re-converging the Debian 12 host of scenario 1:
 #      Nginx serves exactly that certificate (SHA-256 fingerprint), a second converge changed=0.
-#   5. a configuration nginx -t rejects: the run fails loudly, the files on disk are put back,
-#      Nginx is neither reloaded nor restarted (same master PID) and keeps serving.
+#   5. a release nginx -t rejects (a bad server name, for one run): the run fails loudly, the
+#      previous release stays live, Nginx keeps its master PID and keeps serving; the next good
+#      run (a changed value) switches to a new release cleanly: reloaded (serves the new value),
+#      same master PID, the replaced release kept as "previous", the rejected one removed.
 #
 # Settings: ANSIBLE_TEST_KEEP=1 leaves the hosts running (for debugging); ANSIBLE_TEST_PREFIX
 # names the containers and the network (default foxans).
-set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
-START=$SECONDS
-
-. tools/apt.sh
-. tools/docker.sh
-
-. tests/lib/checks.sh
-die() { echo "tests/ansible: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 P=${ANSIBLE_TEST_PREFIX:-foxans}
 NET=$P-net
@@ -41,36 +34,17 @@ HOSTS=("$H12" "$H13" "$HPX" "$HAP")
 WORK=$(mktemp -d /tmp/fox-ansible-test.XXXXXX)
 SITE_NAME=avatar.test
 
-cleanup() {
-  local rc=$?
-  if [ -n "${ANSIBLE_TEST_KEEP:-}" ]; then
-    echo "ANSIBLE_TEST_KEEP set: hosts ${HOSTS[*]} and network $NET left running; work dir $WORK"
-  else
-    systemd_host_rm "${HOSTS[@]}"
-    docker network ls -q --filter "name=^$NET\$" | xargs -r docker network rm >/dev/null 2>&1 || true
-    rm -rf "$WORK"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
+trap 'hosts_cleanup "${ANSIBLE_TEST_KEEP:-}" "$NET" "$WORK" "${HOSTS[@]}"' EXIT
 trap 'exit 130' INT TERM
 
 # ------------------------------------------------------------------ prerequisites
 section "prerequisites"
-apt_need openssl curl
-. tools/venv.sh
-command -v ansible-playbook >/dev/null || die "ansible-playbook missing after venv setup"
-[ -f app/target/avatar.jar ] || make -s build || die "make build failed"
-ls images/*.png >/dev/null 2>&1 || die "no images in images/ (make images)"
-docker_engine_ready || die "no Docker engine"
+ansible_prerequisites
 # The hosts fetch packages straight from the Debian mirror (fast here; apt_cache_ready's
 # apt-cacher-ng answered 503 for the bookworm index during development). Opt in with
 # ANSIBLE_TEST_APT_CACHE=1.
 unset APT_PROXY
 if [ -n "${ANSIBLE_TEST_APT_CACHE:-}" ] && apt_cache_ready >/dev/null; then echo "apt cache for the test hosts: $APT_PROXY"; fi
-ansible-playbook --version 2>/dev/null | awk 'NR == 1'
-export ANSIBLE_CONFIG=$ROOT/ansible/ansible.cfg ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
-       ANSIBLE_DEPRECATION_WARNINGS=false
 
 # ------------------------------------------------------------------ 0. lint
 section "0. ansible-lint (production profile)"
@@ -123,33 +97,16 @@ inventory "$WORK/one12.yml" "$H12" "$H12"
 inventory "$WORK/one13.yml" "$H13" "$H13"
 inventory "$WORK/two.yml" "$HPX" "$HAP" "${IP[$HAP]}"
 
-playbook() { # INVENTORY LOG [ansible-playbook args...]
-  local inv=$1 log=$2; shift 2
-  (cd ansible && ansible-playbook -i "$inv" site.yml "$@") >"$log" 2>&1
-}
-# The PLAY RECAP lines of a log: "host : ok=.. changed=.. unreachable=.. failed=.."
-recap_clean() { # LOG: every host unreachable=0 failed=0
-  local r; r=$(recap "$1"); [ -n "$r" ] && ! grep -Eq 'unreachable=[1-9]|failed=[1-9]' <<<"$r"
-}
-recap_unchanged() { # LOG: clean and changed=0 everywhere
-  recap_clean "$1" && ! recap "$1" | grep -Eq 'changed=[1-9]'
-}
-show_log() { # TITLE LOG: tasks that changed or failed, and the recap
-  echo "--- $1 (full log: $2)"
-  ansible_log_excerpt "$2" 60
-  sed -n '/^PLAY RECAP/,$p' "$2"
-}
-
 # One host's (or one topology's) life: --check on the fresh host(s), converge, converge again.
 converge_job() { # NAME INVENTORY [FRESH_HOST_TO_CHECK]
   local name=$1 inv=$2 fresh=${3:-}
   if [ -n "$fresh" ]; then
-    playbook "$inv" "$WORK/$name.check.log" --check --diff; echo $? >"$WORK/$name.check.rc"
+    playbook "$inv" "$WORK/$name.check.log" --check --diff
     docker exec "$fresh" sh -c 'dpkg-query -W -f="\${Package} \${Status}\n" nginx default-jre-headless 2>/dev/null;
-      ls -d /etc/systemd/system/fox-avatar.service /etc/ssl/fox-avatar /etc/nginx/fox-avatar 2>/dev/null' >"$WORK/$name.check.left" 2>&1
+      ls -d /etc/systemd/system/fox-avatar.service /etc/ssl/fox-avatar /etc/nginx/fox-avatar /etc/nginx/fox-avatar-releases 2>/dev/null' >"$WORK/$name.check.left" 2>&1
   fi
-  playbook "$inv" "$WORK/$name.1.log"; echo $? >"$WORK/$name.1.rc"
-  playbook "$inv" "$WORK/$name.2.log" --diff; echo $? >"$WORK/$name.2.rc"
+  playbook "$inv" "$WORK/$name.1.log"
+  playbook "$inv" "$WORK/$name.2.log" --diff
 }
 
 section "4 + 1 + 2. --check on fresh hosts, converge, converge again (3 runs in parallel)"
@@ -161,17 +118,15 @@ converge_job two "$WORK/two.yml" & pids+=($!)
 for p in "${pids[@]}"; do wait "$p"; done
 echo "converge phase: $((SECONDS - jobstart)) s"
 
-rc_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 not_installed() { ! docker exec "$1" dpkg-query -W -f='${Status}' "$2" 2>/dev/null | grep -q 'install ok installed'; }
 
 section "4. --check --diff on fresh hosts"
 for name in one12 one13; do
   h=$P-$name
   show_log "$name --check --diff" "$WORK/$name.check.log"
-  check "check mode on fresh $h runs through (exit 0, failed=0)" \
-    eval "rc_is '$WORK/$name.check.rc' 0 && recap_clean '$WORK/$name.check.log'"
-  check "check mode on fresh $h shows diffs of the files it would write" \
-    grep -q 'conf.d/fox-avatar.conf' "$WORK/$name.check.log"
+  check "check mode on fresh $h runs through (exit 0, failed=0)" ran_clean "$WORK/$name.check.log"
+  check "check mode on fresh $h shows the Nginx release it would make live" \
+    grep -q 'fox-avatar-releases/' "$WORK/$name.check.log"
   echo "left on $h by --check (must be nothing):"; sed 's/^/  /' "$WORK/$name.check.left"
   check "check mode on fresh $h installed and wrote nothing" \
     eval "! grep -q 'install ok installed\\|fox-avatar' '$WORK/$name.check.left'"
@@ -201,27 +156,18 @@ listens_only_on() { # HOST ADDRESS: the service's TCP listeners are exactly ADDR
   echo "$1: listeners on port 8080: ${got:-none}"
   [ "$got" = "$2:8080 " ]
 }
-stack_suite() { # NAME PROXY APPHOST: the shared HTTP assertions over HTTPS from outside
-  local name=$1 proxy=$2 app=$3
-  docker exec "$proxy" cat /etc/ssl/fox-avatar/fullchain.pem >"$WORK/$name-ca.pem"
-  AVATAR_STACK=external AVATAR_HOST=$SITE_NAME AVATAR_ADDR=${IP[$proxy]} \
-    AVATAR_HTTPS_PORT=443 AVATAR_HTTP_PORT=80 AVATAR_CA="$WORK/$name-ca.pem" \
-    AVATAR_APP_STOP="docker exec $app systemctl stop fox-avatar" \
-    AVATAR_APP_START="docker exec $app systemctl start fox-avatar" \
-    AVATAR_FALLBACK_LOG_CMD="docker exec $proxy cat /var/log/nginx/fox-avatar.fallback.log" \
-    python -m pytest -q -rfEs -p no:cacheprovider tests/stack 2>&1 | tee "$WORK/$name.pytest.log" | tail -n 15
-  [ "${PIPESTATUS[0]}" = 0 ]
-}
-
 for name in one12 one13; do
   h=$P-$name
   section "1. one host, self-signed: $h ($(docker exec "$h" sh -c '. /etc/os-release; echo $PRETTY_NAME'))"
   show_log "$name converge" "$WORK/$name.1.log"
-  check "$h: first converge succeeds" eval "rc_is '$WORK/$name.1.rc' 0 && recap_clean '$WORK/$name.1.log'"
+  check "$h: first converge succeeds" ran_clean "$WORK/$name.1.log"
+  check "$h: the first converge warns about nothing (no find on a missing directory)" \
+    eval "! grep -q '^\[WARNING\]' '$WORK/$name.1.log'"
   show_log "$name second converge" "$WORK/$name.2.log"
-  check "$h: second converge reports changed=0" \
-    eval "rc_is '$WORK/$name.2.rc' 0 && recap_unchanged '$WORK/$name.2.log'"
-  check "$h: shared HTTP suite over HTTPS against ${IP[$h]}" stack_suite "$name" "$h" "$h"
+  check "$h: second converge reports changed=0" ran_unchanged "$WORK/$name.2.log"
+  docker exec "$h" cat /etc/ssl/fox-avatar/fullchain.pem >"$WORK/$name-ca.pem"
+  check "$h: shared HTTP suite over HTTPS against ${IP[$h]}" \
+    stack_suite "$WORK/$name.pytest.log" "$SITE_NAME" "${IP[$h]}" "$WORK/$name-ca.pem" "$h" "$h"
   host_checks "$h"
   check "$h: co-located service listens on 127.0.0.1 only" listens_only_on "$h" 127.0.0.1
 done
@@ -229,13 +175,14 @@ done
 # ------------------------------------------------------------------ scenario 2
 section "2. two hosts: proxy $HPX (Debian 12), app $HAP (Debian 13)"
 show_log "two-host converge" "$WORK/two.1.log"
-check "two hosts: first converge succeeds" eval "rc_is '$WORK/two.1.rc' 0 && recap_clean '$WORK/two.1.log'"
+check "two hosts: first converge succeeds" ran_clean "$WORK/two.1.log"
 show_log "two-host second converge" "$WORK/two.2.log"
-check "two hosts: second converge reports changed=0" \
-  eval "rc_is '$WORK/two.2.rc' 0 && recap_unchanged '$WORK/two.2.log'"
+check "two hosts: second converge reports changed=0" ran_unchanged "$WORK/two.2.log"
 check "two hosts: the proxy's upstream lists the app host's address" \
   docker exec "$HPX" grep -q "server ${IP[$HAP]}:8080" /etc/nginx/conf.d/fox-avatar.conf
-check "two hosts: shared HTTP suite through the proxy ${IP[$HPX]}" stack_suite two "$HPX" "$HAP"
+docker exec "$HPX" cat /etc/ssl/fox-avatar/fullchain.pem >"$WORK/two-ca.pem"
+check "two hosts: shared HTTP suite through the proxy ${IP[$HPX]}" \
+  stack_suite "$WORK/two.pytest.log" "$SITE_NAME" "${IP[$HPX]}" "$WORK/two-ca.pem" "$HPX" "$HAP"
 check "two hosts: the app host runs no Nginx" not_installed "$HAP" nginx
 check "two hosts: the proxy host runs no Java" not_installed "$HPX" default-jre-headless
 check "$HAP: service listens on its private address ${IP[$HAP]} only" listens_only_on "$HAP" "${IP[$HAP]}"
@@ -259,41 +206,62 @@ fox_avatar_tls_mode: files
 fox_avatar_tls_cert_src: $certs/fullchain.pem
 fox_avatar_tls_key_src: $certs/privkey.pem
 EOF
-playbook "$WORK/one12.yml" "$WORK/files.1.log" --diff -e "@$WORK/files-vars.yml"; echo $? >"$WORK/files.1.rc"
+playbook "$WORK/one12.yml" "$WORK/files.1.log" --diff -e "@$WORK/files-vars.yml"
 show_log "files mode converge" "$WORK/files.1.log"
-check "files mode: converge succeeds" eval "rc_is '$WORK/files.1.rc' 0 && recap_clean '$WORK/files.1.log'"
+check "files mode: converge succeeds" ran_clean "$WORK/files.1.log"
 want=$(openssl x509 -in "$certs/fullchain.pem" -noout -fingerprint -sha256)
 got=$(openssl s_client -connect "${IP[$H12]}:443" -servername "$SITE_NAME" </dev/null 2>/dev/null \
       | openssl x509 -noout -fingerprint -sha256)
 echo "provided: $want"; echo "served:   $got"
 check "files mode: Nginx serves exactly the provided certificate" test -n "$want" -a "$want" = "$got"
-code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$certs/ca.pem" \
-       --resolve "$SITE_NAME:443:${IP[$H12]}" "https://$SITE_NAME/")
+https_code() { # PATH on the Debian 12 host, verified against the test CA
+  curl -s -o /dev/null -w '%{http_code}' --cacert "$certs/ca.pem" \
+    --resolve "$SITE_NAME:443:${IP[$H12]}" "https://$SITE_NAME$1"
+}
+code=$(https_code /)
 check "files mode: HTTPS verifies against the provided CA (GET / -> 302, got $code)" test "$code" = 302
-playbook "$WORK/one12.yml" "$WORK/files.2.log" -e "@$WORK/files-vars.yml"; echo $? >"$WORK/files.2.rc"
-check "files mode: second converge reports changed=0" \
-  eval "rc_is '$WORK/files.2.rc' 0 && recap_unchanged '$WORK/files.2.log'"
+playbook "$WORK/one12.yml" "$WORK/files.2.log" -e "@$WORK/files-vars.yml"
+check "files mode: second converge reports changed=0" ran_unchanged "$WORK/files.2.log"
 
 # ------------------------------------------------------------------ scenario 5
-section "5. a configuration nginx -t rejects, on $H12"
-conf=/etc/nginx/conf.d/fox-avatar.conf
-sum_before=$(docker exec "$H12" sha256sum "$conf")
-pid_before=$(docker exec "$H12" systemctl show -p MainPID --value nginx)
+section "5. a release nginx -t rejects, then a good one, on $H12"
+releases=/etc/nginx/fox-avatar-releases
+live() { docker exec "$H12" readlink /etc/nginx/fox-avatar; }
+live_before=$(live)
+pid_before=$(nginx_pid "$H12")
+echo "live release: $live_before; Nginx master PID $pid_before"
 playbook "$WORK/one12.yml" "$WORK/bad.log" -e "@$WORK/files-vars.yml" \
-  -e '{"fox_avatar_nginx_server_names": ["avatar.test;bogus_directive"]}'; echo $? >"$WORK/bad.rc"
+  -e '{"fox_avatar_nginx_server_names": ["avatar.test;bogus_directive"]}'
 grep -E '^(fatal|failed)|rejected|emerg' "$WORK/bad.log" | head -n 8
-check "bad config: the run fails" eval "! rc_is '$WORK/bad.rc' 0"
-check "bad config: the failure says the configuration was rejected" grep -q 'Nginx configuration was rejected' "$WORK/bad.log"
-check "bad config: the previous file is back in place" \
-  test "$(docker exec "$H12" sha256sum "$conf")" = "$sum_before"
-check "bad config: no backup files left behind" \
-  eval "! docker exec $H12 sh -c 'ls -a /etc/nginx /etc/nginx/conf.d /etc/nginx/fox-avatar' | grep -q '~\$\|previous'"
-check "bad config: nginx -t passes on the restored tree" docker exec "$H12" nginx -t -q
-check "bad config: Nginx was not restarted (same master PID $pid_before)" \
-  test "$(docker exec "$H12" systemctl show -p MainPID --value nginx)" = "$pid_before"
-code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$certs/ca.pem" \
-       --resolve "$SITE_NAME:443:${IP[$H12]}" "https://$SITE_NAME/")
-check "bad config: Nginx keeps serving (GET / -> 302, got $code)" test "$code" = 302
+check "bad release: the run fails" eval "! ran_clean '$WORK/bad.log'"
+check "bad release: the failure says nginx -t rejected it and the live release stays" \
+  grep -q "nginx -t rejected the new configuration .*; $live_before stays live" "$WORK/bad.log"
+check "bad release: the previous release is still live ($live_before)" test -n "$live_before" -a "$(live)" = "$live_before"
+check "bad release: nginx -t passes on the live tree" docker exec "$H12" nginx -t -q
+check "bad release: Nginx was not restarted (same master PID $pid_before)" test "$(nginx_pid "$H12")" = "$pid_before"
+code=$(https_code /); img=$(https_code /Renard-1.png)
+check "bad release: Nginx keeps serving (GET / -> 302, got $code; an image -> 200, got $img)" \
+  test "$code" = 302 -a "$img" = 200
+
+playbook "$WORK/one12.yml" "$WORK/good.log" -e "@$WORK/files-vars.yml" -e '{"fox_avatar_nginx_images_max_age": 3600}'
+show_log "a good release after the rejected one" "$WORK/good.log"
+live_after=$(live)
+check "good release: converge succeeds" ran_clean "$WORK/good.log"
+check "good release: a new release is live ($live_after)" test -n "$live_after" -a "$live_after" != "$live_before"
+check "good release: Nginx was reloaded (the handler ran)" \
+  eval "grep -A1 'RUNNING HANDLER \[fox_avatar_nginx : Reload Nginx\]' '$WORK/good.log' | grep -q '^changed'"
+check "good release: ... not restarted (same master PID $pid_before)" test "$(nginx_pid "$H12")" = "$pid_before"
+cc=$(curl -s -o /dev/null -D - --cacert "$certs/ca.pem" --resolve "$SITE_NAME:443:${IP[$H12]}" \
+     "https://$SITE_NAME/Renard-1.png" | tr -d '\r' | grep -i '^cache-control:')
+check "good release: Nginx serves the new value ($cc)" eval "grep -q 'max-age=3600' <<<'$cc'"
+code=$(https_code /)
+check "good release: GET / -> 302 (got $code)" test "$code" = 302
+check "good release: the replaced release is kept as previous" \
+  test "$(docker exec "$H12" readlink "$releases/previous")" = "$live_before"
+docker exec "$H12" ls -l "$releases"
+check "good release: only the live and the previous release are kept (the rejected one is gone)" \
+  test "$(docker exec "$H12" find "$releases" -mindepth 1 -maxdepth 1 -type d | sort | tr '\n' ' ')" \
+    = "$(printf '%s\n' "$live_after" "$live_before" | sort | tr '\n' ' ')"
 
 section "6. ACME (tests/ansible/acme.sh)"
 check "ACME scenario passes (tests/ansible/acme.sh: Pebble, http-01, renewal)" \
