@@ -1,12 +1,12 @@
 # fox-avatar: the single entry point.
 #   make test    every layer, in order (what CI runs)
-#   make bench   the benchmark (see bench/)
+#   make bench   the benchmark (see bench/); make bench-report renders its report again from docs/bench.json
 # Each test layer is also runnable alone and installs what it needs.
 SHELL := /bin/bash
 JAR   := app/target/avatar.jar
 MVN   := mvn -B -q
 
-.PHONY: test test-app test-nginx test-compose test-ansible bench bench-smoke \
+.PHONY: test test-app test-nginx test-compose test-ansible bench bench-smoke test-bench bench-report \
         build run images clean
 
 test: test-app test-nginx test-compose test-ansible bench-smoke
@@ -34,8 +34,15 @@ test-ansible: build
 bench: build
 	bench/run.sh
 
-bench-smoke: build
+# The benchmark's CI check: its report test (tests/bench), then every candidate for a few seconds.
+bench-smoke: build test-bench
 	BENCH_SMOKE=1 bench/run.sh
+
+test-bench:
+	tests/bench/run.sh
+
+bench-report:
+	bench/run.sh --render
 
 images:
 	images/draw.sh

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # make bench: the benchmark of issue 7 (see docs/bench.md). Installs its tools (idempotently), then runs
-# bench/bench.py. Modes: BENCH_SMOKE=1 (CI: seconds, asserts no timings, writes only to a temp dir),
-# TUNE=1 (JVM flag sets for app/jvm.options), SOAK=1 (10 million requests through the full stack).
+# bench/bench.py (the package bench/foxbench/). Modes: BENCH_SMOKE=1 (CI: seconds, asserts no timings,
+# writes only to a temp dir), TUNE=1 (JVM flag sets for app/jvm.options), SOAK=1 (10 million requests
+# through the full stack); `bench/run.sh --render` renders the report again from docs/bench.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/apt.sh
 # wrk, ab, h2load: the load generators; gnuplot: the chart; nginx: bound 4, the full stack and the PHP
 # front; php-fpm: candidate 5 (installed so that every run compares the same five candidates).
 apt_need wrk apache2-utils nghttp2-client gnuplot-nox nginx php-fpm openssl curl openjdk-17-jdk-headless
-. tools/venv.sh   # Jinja2 for nginx/render.py
-[ -f app/target/avatar.jar ] || { echo "bench: app/target/avatar.jar missing: run make build" >&2; exit 1; }
-exec python3 bench/bench.py
+. tools/venv.sh   # Jinja2 for nginx/render.py, cryptography for the full stack's CA (tools/foxavatar/loopback.py)
+exec python3 bench/bench.py "$@"

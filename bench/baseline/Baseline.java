@@ -1,10 +1,11 @@
 // Baseline 3 of the benchmark: the original design of the random avatar, written with the JDK's
 // built-in com.sun.net.httpserver and its default executor (handlers run on the dispatcher thread).
-// Same behaviour as the sidecar for GET /: 302 to a random image of the images directory,
+// Same behaviour as the sidecar for GET /: 302 to a random image of the images directory (the files
+// whose whole name matches NAME_RULE, the rule of images/names.regex, which the harness passes),
 // empty body, Cache-Control: no-store. Anything else: 404.
 // The harness compiles it with javac into a temp dir and runs it with -Xmx8m -Xss256k
 // (single-file source launch would put the compiler into the measured memory and start-up).
-// Usage: java -Xmx8m -Xss256k -cp DIR Baseline IMAGES_DIR PORT [BIND]
+// Usage: java -Xmx8m -Xss256k -cp DIR Baseline IMAGES_DIR PORT BIND NAME_RULE
 import com.sun.net.httpserver.HttpServer;
 import java.io.File;
 import java.net.InetSocketAddress;
@@ -13,14 +14,13 @@ import java.util.concurrent.ThreadLocalRandom;
 
 public class Baseline {
     public static void main(String[] args) throws Exception {
-        File[] files = new File(args[0]).listFiles(f -> f.isFile()
-                && f.getName().matches("^[A-Za-z0-9][A-Za-z0-9._-]*\\.(png|jpg|jpeg|gif|webp)$"));
+        File[] files = new File(args[0]).listFiles(f -> f.isFile() && f.getName().matches(args[3]));
         if (files == null || files.length == 0) {
             System.err.println("images: no images in " + args[0]);
             System.exit(2);
         }
         String[] locations = Arrays.stream(files).map(f -> "/" + f.getName()).sorted().toArray(String[]::new);
-        String bind = args.length > 2 ? args[2] : "127.0.0.1";
+        String bind = args[2];
         HttpServer server = HttpServer.create(new InetSocketAddress(bind, Integer.parseInt(args[1])), 0);
         server.createContext("/", exchange -> {
             try (exchange) {

@@ -1,4 +1,5 @@
 <?php // Candidate 5: the random avatar as PHP behind php-fpm (the design the Java service replaced).
-$images = glob(getenv('AVATAR_IMAGES') . '/*.{png,jpg,jpeg,gif,webp}', GLOB_BRACE);
+// The images: the files of AVATAR_IMAGES whose whole name matches AVATAR_NAME_RULE (images/names.regex).
+$images = preg_grep('~^(?:' . getenv('AVATAR_NAME_RULE') . ')$~', scandir(getenv('AVATAR_IMAGES')));
 header('Cache-Control: no-store');
-header('Location: /' . basename($images[array_rand($images)]), true, 302);
+header('Location: /' . $images[array_rand($images)], true, 302);

@@ -1,0 +1,14 @@
+"""fox-avatar's benchmark (issue 7), started by bench/run.sh through bench/bench.py. Standard library only,
+plus tools/foxavatar (the image set, the loopback stack). One module per concern:
+
+  settings    paths, the mode and the knobs from the environment
+  processes   starting, pinning and stopping server processes; what /proc says about them
+  machine     the description of the machine and its tools
+  load        the load tools (wrk, h2load, ab) and the targets they aim at
+  candidates  the servers compared, one class each, and their list
+  benchmark   the default mode: every candidate, throughput rounds, memory, start-up
+  tune        TUNE=1: JVM flag sets and Undertow settings for the sidecar alone
+  soak        SOAK=1: millions of requests through the full stack, memory sampled
+  sections    what the report says: docs/bench.md's sections, the README table, the charts
+  report      the raw-results file, and the sections rendered from it into docs/bench.md and the README
+"""

@@ -1,0 +1,129 @@
+"""The default mode (`make bench`, and `make bench-smoke` in seconds): every candidate of CANDIDATES.
+Phase A, throughput: all running, wrk/h2load rounds with the target order rotating, a counting run per
+target, ab without keep-alive. Phase B, each candidate alone: fresh starts timed to the first 302, one
+run at the highest concurrency, then memory and threads. The raw results go to the raw file, and the
+report is rendered from that file."""
+import time
+
+from .candidates import CANDIDATES, FullStack
+from .load import med, run_ab
+from .processes import log, memory_kb, threads
+from .settings import AB_N, CONCS, DURATION, ROUNDS, SMOKE, STARTS, WARMUP
+
+
+def measure(targets, concs, duration, rounds, warmup):
+    """Warm-up, then `rounds` rounds; each round runs every target at every concurrency, and the order of
+    the targets rotates from round to round, so slow drifts of the shared machine hit every candidate."""
+    if warmup:
+        for t in targets:
+            log(f"warm-up {t.label} ({warmup} s)")
+            t.load(max(concs), warmup)
+    for r in range(rounds):
+        order = targets[r % len(targets):] + targets[:r % len(targets)]
+        for t in order:
+            for conc in concs:
+                res = t.timed(conc, duration)
+                log(f"round {r + 1}/{rounds} {t.label} c={conc}: {res['rps']:,.0f} req/s, "
+                    f"p99 {res['p99_ms']:.2f} ms, bad {res['bad']}, server CPU {res['server_cpu']:.0%}")
+                if not t.cand.alive():
+                    raise RuntimeError(f"{t.cand.key} died during the run:\n{t.cand.logs()}")
+
+
+def throughput(cands):
+    """Phase A: every candidate running at once."""
+    try:
+        for c in cands:
+            c.start()
+            for t in c.targets:
+                st = t.status()
+                if st != 302:
+                    raise RuntimeError(f"{t.label}: GET / answered {st}, not 302\n{c.logs()}")
+            log(f"started {c.key}: pids {c.pids()}")
+        targets = [t for c in cands for t in c.targets]
+        measure(targets, CONCS, DURATION, ROUNDS, WARMUP)
+        for t in targets:  # every response's status, counted (not timed)
+            t.check = t.load(max(CONCS), 1 if SMOKE else 2, count=True)
+            log(f"status check {t.label}: {t.check['requests']:,} responses, {t.check['bad']} not 302 or failed")
+        for t in targets:
+            if t.tool == "wrk" and t.url.startswith("http:") and t.cand.key != "nginx-nolog":
+                log(f"ab -n {AB_N} -c 10 {t.label}")
+                t.ab = run_ab(t.url, AB_N)
+        for c in cands:
+            if isinstance(c, FullStack):
+                c.nfallback = c.fallbacks()
+    finally:
+        for c in cands:
+            c.stop()
+
+
+def alone(cands):
+    """Phase B, each candidate alone on the machine (PSS depends on who else maps the same pages): fresh
+    starts, timed to the first 302; after the first one a run at the highest concurrency, then memory."""
+    for c in cands:
+        c.startups, c.startup_cpus = [], []
+    for i in range(STARTS):
+        for c in cands:
+            if i and isinstance(c, FullStack):
+                continue  # its start is Nginx's plus the sidecar's, both timed on their own
+            try:
+                t = c.start()
+                if t is not None and c.key != "nginx-nolog":
+                    c.startups.append(t)
+                    c.startup_cpus.append(c.start_cpu)
+                if i == 0:
+                    c.targets[0].load(max(CONCS), DURATION)
+                    time.sleep(0.5)
+                    pids = c.pids()
+                    c.rss, c.pss = memory_kb(pids)
+                    c.nthreads, c.nprocs = threads(pids), len(pids)
+                    if isinstance(c, FullStack):
+                        c.app_rss, c.app_pss = memory_kb(c.app_pids())
+                    log(f"memory {c.key}: RSS {c.rss / 1024:.1f} MB, PSS {c.pss / 1024:.1f} MB, {c.nthreads} threads")
+            finally:
+                c.stop()
+        log(f"start-up round {i + 1}/{STARTS}: " +
+            ", ".join(f"{c.key} {c.startups[-1]:.3f} s" for c in cands if c.startups))
+    for c in cands:
+        c.startup, c.startup_cpu = med(c.startups), med(c.startup_cpus)
+
+
+def collect(cands, m):
+    """The raw results: per target, the medians per concurrency and every round's result."""
+    rows = []
+    for c in cands:
+        for t in c.targets:
+            rows.append({"key": c.key, "name": c.name, "proto": t.proto, "label": t.label, "tool": t.tool,
+                         "conc": {str(k): t.summary(k) for k in CONCS}, "ab": t.ab, "check": t.check,
+                         "runs": {str(k): v for k, v in t.runs.items()},
+                         "rss_kb": c.rss, "pss_kb": c.pss, "threads": c.nthreads, "procs": c.nprocs,
+                         "app_rss_kb": getattr(c, "app_rss", None), "app_pss_kb": getattr(c, "app_pss", None),
+                         "startup_s": c.startup, "startup_cpu_s": c.startup_cpu,
+                         "fallbacks": getattr(c, "nfallback", 0)})
+    return {"machine": m, "mode": "smoke" if SMOKE else "full", "duration_s": DURATION, "rounds": ROUNDS,
+            "concurrency": CONCS, "ab_n": AB_N, "starts": STARTS, "rows": rows}
+
+
+def failures(results):
+    """Every request that failed or was not a 302, per place it was counted."""
+    bad = [f"{r['label']} c={k}: {s['bad']} non-302/errors" for r in results["rows"]
+           for k, s in r["conc"].items() if s and s["bad"]]
+    bad += [f"{r['label']} ab: {r['ab']['bad']} non-302/failed" for r in results["rows"] if r["ab"] and r["ab"]["bad"]]
+    bad += [f"{r['label']} status check: {r['check']['bad']} not 302 or failed" for r in results["rows"]
+            if r["check"] and r["check"]["bad"]]
+    bad += [f"{r['label']}: Nginx's fallback answered {r['fallbacks']} requests" for r in results["rows"]
+            if r["fallbacks"]]
+    return bad
+
+
+def run(ws, m):
+    """Measure; the raw results (the caller saves and renders them) and the failures."""
+    cands = []
+    for cls in CANDIDATES:
+        if cls.available():
+            cands.append(cls(ws))
+        else:
+            log(f"{cls.key}: not available on this machine ({cls.__doc__.splitlines()[0]}): left out")
+    throughput(cands)
+    alone(cands)
+    results = collect(cands, m)
+    return results, failures(results)

@@ -1,0 +1,161 @@
+"""The load: the targets (a candidate's URL in one protocol) and the tools that load them. A keep-alive
+load tool is one class with a name and run(url, conc, duration, count) returning the result fields
+below, listed in TOOLS; `ab` (no keep-alive, the original test) is a fixed-count run beside them.
+Result fields: rps, requests, p50_ms, p99_ms, bad (not 302 or failed), not302, errors."""
+import json
+import re
+import statistics
+import subprocess
+import tempfile
+import time
+
+from .processes import cpu_seconds, http_status
+from .settings import BENCH
+
+
+class Wrk:
+    """wrk -t1, keep-alive; the timed runs use a done() hook only (bench/wrk-report.lua), count=True
+    adds a Lua call per response that counts every status but 302."""
+    name = "wrk"
+
+    def run(self, url, conc, duration, count=False):
+        cmd = ["wrk", "-t1", f"-c{conc}", f"-d{duration}s", "--timeout", "5s",
+               "-s", str(BENCH / "wrk-report.lua"), url] + (["--", "count"] if count else [])
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
+        m = re.search(r"^WRKJSON (\{.*\})$", r.stdout, re.M)
+        if r.returncode != 0 or not m:
+            raise RuntimeError(f"wrk failed ({r.returncode}): {r.stdout[-500:]} {r.stderr[-500:]}")
+        j = json.loads(m.group(1))
+        errors = j["connect"] + j["read"] + j["write"] + j["timeout"]
+        bad = (j["not302"] if count else j["status"]) + errors
+        return {"rps": j["requests"] / (j["duration_us"] / 1e6), "requests": j["requests"],
+                "p50_ms": j["p50_us"] / 1000, "p99_ms": j["p99_us"] / 1000,
+                "bad": bad, "not302": j["not302"], "errors": errors}
+
+
+H2_PER_CONNECTION = 1000  # Nginx's keepalive_requests (default 1000, also for HTTP/2 since 1.19.7)
+
+
+class H2load:
+    """HTTP/2: 10 connections with conc/10 streams each (the same total concurrency as wrk). Nginx ends a
+    connection after keepalive_requests (1000) requests and h2load never reconnects, so h2load runs again
+    and again with exactly 1000 requests per connection until `duration` is used up; the rate is all
+    requests over the sum of h2load's own run times (which include the TLS handshakes, as a browser's
+    reconnect would). Always counts the 3xx of every response."""
+    name = "h2load"
+
+    def run(self, url, conc, duration, count=False):
+        conns = min(10, conc)
+        streams = max(1, conc // conns)
+        done = n3xx = failed = errored = timeouts = 0
+        busy = 0.0
+        lat = []
+        end = time.monotonic() + duration
+        runs = 0
+        while time.monotonic() < end or runs == 0:
+            runs += 1
+            with tempfile.NamedTemporaryFile(prefix="h2load-", suffix=".log") as lf:
+                cmd = ["h2load", "-t1", f"-c{conns}", f"-m{streams}", "-n", str(conns * H2_PER_CONNECTION),
+                       "--log-file", lf.name, url]
+                r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+                out = r.stdout
+                m = re.search(r"finished in ([\d.]+)(m?s), ([\d.]+) req/s", out)
+                st = re.search(r"status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", out)
+                q = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, "
+                              r"(\d+) failed, (\d+) errored, (\d+) timeout", out)
+                if r.returncode != 0 or not (m and st and q):
+                    raise RuntimeError(f"h2load failed ({r.returncode}): {out[-800:]} {r.stderr[-300:]}")
+                busy += float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
+                done += int(q.group(3))
+                n3xx += int(st.group(2))
+                failed += int(q.group(5))
+                errored += int(q.group(6))
+                timeouts += int(q.group(7))
+                with open(lf.name) as f:
+                    for line in f:
+                        parts = line.split("\t")
+                        if len(parts) >= 3:
+                            lat.append(int(parts[2]))
+        lat.sort()
+        return {"rps": done / busy if busy else 0.0, "requests": done, "p50_ms": percentile(lat, 50) / 1000,
+                "p99_ms": percentile(lat, 99) / 1000, "bad": (done - n3xx) + failed + errored,
+                "not302": done - n3xx, "errors": failed + errored + timeouts}
+
+
+TOOLS = {t.name: t for t in [Wrk(), H2load()]}
+
+
+def percentile(sorted_vals, q):
+    if not sorted_vals:
+        return float("nan")
+    i = min(len(sorted_vals) - 1, max(0, int(round(q / 100 * len(sorted_vals) + 0.5)) - 1))
+    return sorted_vals[i]
+
+
+def run_ab(url, n):
+    """ab -n N -c 10 without keep-alive (the original test): {"rps", "bad"}."""
+    r = subprocess.run(["ab", "-q", "-n", str(n), "-c", "10", url], capture_output=True, text=True,
+                       timeout=600)
+    if r.returncode != 0:
+        raise RuntimeError(f"ab failed: {r.stdout[-500:]} {r.stderr[-500:]}")
+    rps = float(re.search(r"Requests per second:\s+([\d.]+)", r.stdout).group(1))
+    complete = int(re.search(r"Complete requests:\s+(\d+)", r.stdout).group(1))
+    failed = int(re.search(r"Failed requests:\s+(\d+)", r.stdout).group(1))
+    non2xx = re.search(r"Non-2xx responses:\s+(\d+)", r.stdout)
+    # every answer must be a redirect: ab counts 302 as "non-2xx"
+    bad = failed + (complete - (int(non2xx.group(1)) if non2xx else 0)) + (n - complete)
+    return {"rps": rps, "bad": bad}
+
+
+def curl_status(url, http2=False):
+    r = subprocess.run(["curl", "-sk", "--http2" if http2 else "--http1.1", "-o", "/dev/null",
+                        "-w", "%{http_code}", "--max-time", "3", url], capture_output=True, text=True)
+    try:
+        return int(r.stdout)
+    except ValueError:
+        return None
+
+
+def med(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+class Target:
+    """One candidate's URL in one protocol, loaded by one tool; collects the results of its runs."""
+
+    def __init__(self, cand, proto, url, tool="wrk"):
+        self.cand, self.proto, self.url, self.tool = cand, proto, url, tool
+        self.runs = {}  # concurrency -> list of result dicts
+        self.ab = self.check = None
+
+    @property
+    def label(self):
+        return f"{self.cand.key} {self.proto}"
+
+    def load(self, conc, duration, count=False):
+        return TOOLS[self.tool].run(self.url, conc, duration, count)
+
+    def timed(self, conc, duration):
+        """A measured run: the result with the server's CPU share during it, kept in self.runs."""
+        pids = self.cand.pids()
+        c0, w0 = cpu_seconds(pids), time.monotonic()
+        res = self.load(conc, duration)
+        res["server_cpu"] = (cpu_seconds(pids) - c0) / (time.monotonic() - w0)
+        self.runs.setdefault(conc, []).append(res)
+        return res
+
+    def status(self):
+        """The status of one GET / (None when nothing answers)."""
+        if self.url.startswith("https:"):
+            return curl_status(self.url, http2=self.tool == "h2load")
+        return http_status(int(self.url.rsplit(":", 1)[1].strip("/")))
+
+    def summary(self, conc):
+        """Medians over the rounds at one concurrency (None when it was not run)."""
+        runs = self.runs.get(conc, [])
+        if not runs:
+            return None
+        return {"rps": med([r["rps"] for r in runs]), "p50_ms": med([r["p50_ms"] for r in runs]),
+                "p99_ms": med([r["p99_ms"] for r in runs]), "bad": sum(r["bad"] for r in runs),
+                "requests": sum(r["requests"] for r in runs), "server_cpu": med([r["server_cpu"] for r in runs])}

@@ -1,0 +1,40 @@
+"""The benchmark's settings: where things are, the mode and the knobs, read once from the environment.
+bench/bench.py documents them (--help); docs/bench.md lists the knobs with their defaults."""
+import os
+
+from foxavatar.loopback import JAR, JVM_OPTIONS, REPO as ROOT  # noqa: F401 (the stack's paths, one owner)
+
+BENCH = ROOT / "bench"
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+RAW = DOCS / "bench.json"          # the raw results of the last run of each mode; the report is made from it
+
+SMOKE = os.environ.get("BENCH_SMOKE") == "1"
+TUNE = os.environ.get("TUNE") == "1"
+SOAK = os.environ.get("SOAK") == "1"
+
+_ncpu = len(os.sched_getaffinity(0))
+SERVER_CPU = int(os.environ.get("BENCH_SERVER_CPU", "1" if _ncpu > 1 else "0"))
+CLIENT_CPU = int(os.environ.get("BENCH_CLIENT_CPU", "0"))
+IMAGES = os.environ.get("BENCH_IMAGES", str(ROOT / "images"))
+
+if SMOKE:
+    DURATION, WARMUP, ROUNDS, CONCS, AB_N, STARTS = 1, 0, 1, [10], 2000, 1
+else:
+    DURATION = int(os.environ.get("BENCH_DURATION", "8"))
+    WARMUP = 5
+    ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+    CONCS = [10, 100]
+    AB_N = 100_000
+    STARTS = 10
+# TUNE=1: seconds per wrk run and of the warm-up, per flag set and round.
+TUNE_DURATION = 1 if SMOKE else int(os.environ.get("BENCH_DURATION", "5"))
+TUNE_WARMUP = 0 if SMOKE else 2
+# SOAK=1: requests to send, time limit, seconds per wrk chunk, seconds between memory samples.
+SOAK_REQUESTS = int(os.environ.get("SOAK_REQUESTS", "20000" if SMOKE else "10000000"))
+SOAK_MAX_S = 60 * float(os.environ.get("SOAK_MAX_MINUTES", "1" if SMOKE else "40"))
+SOAK_CHUNK_S = 2 if SMOKE else 30
+SOAK_INTERVAL_S = 1 if SMOKE else 5
+
+HOST = "127.0.0.1"
+TLS_NAME = "localhost"  # server_name and certificate name (one server per port: any SNI/Host lands on it)
