@@ -1,6 +1,7 @@
 #!/bin/bash
-# fox-avatar Nginx container start (docker compose): make sure there is a certificate, write the
-# site file with its one run-time value, then become nginx (PID 1, foreground).
+# fox-avatar Nginx container start (docker compose): check the settings, make sure there is a
+# certificate, write the run-time values the site file includes, then become nginx (PID 1,
+# foreground).
 #
 #   /etc/nginx/tls/fullchain.pem + privkey.pem   used as they are when both exist (your own
 #                                                certificate; the key must be readable by uid 33)
@@ -9,23 +10,44 @@
 #   a generated one whose names changed or that  is generated again
 #   expires within 30 days
 #
-# Environment: AVATAR_HTTPS_PORT (the published HTTPS port, named by the HTTP -> HTTPS redirect),
-# AVATAR_TLS_NAMES (space-separated DNS names and IP addresses; the first is the subject CN).
+# Environment, every variable required (docker-compose.yml sets each, with its default; .env
+# overrides them); a missing or wrong one is a one-line error naming it, exit 2:
+#   AVATAR_HTTPS_PORT      the published HTTPS port, named by the HTTP -> HTTPS redirect
+#   AVATAR_IMAGES_MAX_AGE  Cache-Control max-age of the images, seconds
+#   AVATAR_APP_PORT        the port of the app service (its AVATAR_PORT: the same compose setting)
+#   AVATAR_TLS_NAMES       space-separated DNS names and IP addresses; the first is the subject CN
+#
+# The site file /etc/nginx/conf.d/fox-avatar.conf is rendered from nginx/fox-avatar.conf.j2 when the
+# image is built, without those values: it includes the file written below ($runtime_conf).
 set -euo pipefail
 
 tls=/etc/nginx/tls
 cert=$tls/fullchain.pem
 key=$tls/privkey.pem
 marker=$tls/self-signed.names     # present only next to a certificate this script generated
-port=${AVATAR_HTTPS_PORT:-8443}
-names=${AVATAR_TLS_NAMES:-localhost 127.0.0.1 ::1}
+runtime_conf=/run/nginx/fox-avatar.runtime.conf   # the path the image build rendered in
 
 die() { echo "nginx-entrypoint: $*" >&2; exit 2; }
 
-[[ $port =~ ^[0-9]{1,5}$ ]] && ((port >= 1 && port <= 65535)) \
-  || die "AVATAR_HTTPS_PORT: not a TCP port: '$port'"
-read -r -a name_list <<<"$names"
-((${#name_list[@]} > 0)) || die "AVATAR_TLS_NAMES: empty"
+# need NAME: NAME's value must be set and not empty.
+need() { [[ -n ${!1:-} ]] || die "$1: not set (docker-compose.yml sets it: start Nginx with compose)"; }
+# tcp_port NAME: NAME must be a TCP port (1-65535).
+tcp_port() {
+  need "$1"
+  [[ ${!1} =~ ^[0-9]{1,5}$ ]] && ((10#${!1} >= 1 && 10#${!1} <= 65535)) \
+    || die "$1: not a TCP port: '${!1}'"
+}
+
+tcp_port AVATAR_HTTPS_PORT
+tcp_port AVATAR_APP_PORT
+need AVATAR_IMAGES_MAX_AGE
+[[ $AVATAR_IMAGES_MAX_AGE =~ ^[0-9]{1,9}$ ]] \
+  || die "AVATAR_IMAGES_MAX_AGE: not a number of seconds (0-999999999): '$AVATAR_IMAGES_MAX_AGE'"
+https_port=$((10#$AVATAR_HTTPS_PORT)) app_port=$((10#$AVATAR_APP_PORT))
+max_age=$((10#$AVATAR_IMAGES_MAX_AGE))
+need AVATAR_TLS_NAMES
+read -r -a name_list <<<"$AVATAR_TLS_NAMES"
+((${#name_list[@]} > 0)) || die "AVATAR_TLS_NAMES: no name in '$AVATAR_TLS_NAMES'"
 
 self_signed() {
   local san="" n
@@ -60,13 +82,26 @@ else
 fi
 [[ -r $key ]] || die "$key is not readable by uid $(id -u) (chown or chmod it)"
 
-# The site file, with the one value only known at run time: the HTTP -> HTTPS redirect names the
-# published HTTPS port ("" for the default 443). /etc/nginx/conf.d/fox-avatar.conf points here.
-if ((port == 443)); then v=""; else v=":$port"; fi
-mkdir -p /run/nginx
-src=/etc/nginx/fox-avatar.compose.conf
-n=$(grep -c '^ *set \$avatar_https_port ' "$src") || true
-[[ $n == 1 ]] || die "$src: expected one 'set \$avatar_https_port' line, found ${n:-0}"
-sed "s|^\( *set \$avatar_https_port \).*|\1\"$v\";|" "$src" >/run/nginx/fox-avatar.conf
+# The run-time values, in the http context of the site file (which leaves exactly these out). The
+# upstream block is the template's (nginx/fox-avatar.conf.j2) for the one server app:PORT; a test
+# (tests/compose) checks that the two agree.
+if ((https_port == 443)); then redirect=""; else redirect=":$https_port"; fi
+mkdir -p "${runtime_conf%/*}"
+cat >"$runtime_conf" <<EOF
+# GENERATED at container start by nginx-entrypoint (nginx/compose/entrypoint.sh); do not edit.
+# Included by /etc/nginx/conf.d/fox-avatar.conf (http context), rendered at image build.
+
+# AVATAR_HTTPS_PORT=$https_port: the port the HTTP -> HTTPS redirect names ("" for 443).
+map "" \$avatar_https_port { default "$redirect"; }
+
+# AVATAR_IMAGES_MAX_AGE=$max_age: Cache-Control max-age of the images, seconds.
+map "" \$avatar_images_max_age { default $max_age; }
+
+# AVATAR_APP_PORT=$app_port: the sidecar(s); Nginx resolves "app" to every replica when it (re)loads.
+upstream avatar_app {
+    server app:$app_port max_fails=1 fail_timeout=10s;
+    include fox-avatar/upstream-keepalive.conf;
+}
+EOF
 
 exec "$@"

@@ -7,7 +7,9 @@
 #  3. `docker compose up --build --wait` under a unique project name, on free loopback ports
 #  4. the shared HTTP assertions (tests/stack, AVATAR_STACK=external) against the published ports
 #  5. image sizes and idle memory (docker stats)
-#  6. tests/compose: hardening, certificate, crash -> fallback + restart, --scale app=3
+#  6. tests/compose: the settings' files and defaults, both images' image set, the rendered site
+#     file + run-time include (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
+#     hardening, wrong settings, certificate, crash -> fallback + restart, --scale app=3
 #  7. `docker compose down -v`, then nothing of the project is left; also on failure (trap)
 #
 # Environment: CI=true makes a skipped test fail. The host's extra CA certificates
@@ -34,9 +36,10 @@ import socket
 socks = [socket.socket() for _ in range(2)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*[s.getsockname()[1] for s in socks])')
-# Every variable of .env.example, set explicitly: a developer's own .env cannot change the test.
-export AVATAR_PUBLISH_ADDR=127.0.0.1 AVATAR_HTTPS_PORT=$https_port AVATAR_HTTP_PORT=$http_port \
-       AVATAR_TLS_NAMES="localhost 127.0.0.1 ::1" AVATAR_TLS_DIR=tls AVATAR_APP_REPLICAS=1
+# The settings' defaults (docker-compose.yml) but the published ports: a developer's own .env or
+# exported AVATAR_* cannot change the test (COMPOSE_ENV_FILES: no .env is read).
+for v in $(compgen -v AVATAR_); do unset "$v"; done
+export COMPOSE_ENV_FILES=/dev/null AVATAR_HTTPS_PORT=$https_port AVATAR_HTTP_PORT=$http_port
 EXTRA_CA_CERTS=$(cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true)
 export EXTRA_CA_CERTS
 

@@ -1,10 +1,12 @@
 """What `docker compose` adds on top of the shared HTTP assertions (tests/stack): hardened
-containers, the certificate's life cycle, crash recovery and scaling.
+containers, the images' contents, the run-time settings, the certificate's life cycle, crash
+recovery and scaling. (The settings as files: test_settings.py.)
 
 Runs against the project tests/compose/run.sh started (`docker compose up --build --wait`): it
 exports COMPOSE_PROJECT_NAME, COMPOSE_FILE, AVATAR_HTTPS_PORT, AVATAR_HTTP_PORT and AVATAR_CA.
 The tests run in file order; the scaling test changes the stack, so it comes last.
 """
+import hashlib
 import json
 import os
 import re
@@ -18,8 +20,14 @@ import uuid
 import pytest
 import requests
 
+from foxavatar.imageset import image_names
+from stack.stacks import load_renderer
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-IMAGE_LOCATION = re.compile(r"^/[A-Za-z0-9][A-Za-z0-9._-]*\.(png|jpg|jpeg|gif|webp)$")
+IMAGES = image_names(os.path.join(ROOT, "images"))
+IMAGE_LOCATIONS = {f"/{name}" for name in IMAGES}   # the Location of every avatar redirect
+RUNTIME_CONF = "/run/nginx/fox-avatar.runtime.conf"
+SITE_CONF = "/etc/nginx/conf.d/fox-avatar.conf"
 NEEDED = ("COMPOSE_PROJECT_NAME", "COMPOSE_FILE", "AVATAR_HTTPS_PORT", "AVATAR_CA")
 
 pytestmark = pytest.mark.skipif(
@@ -103,16 +111,113 @@ def wait_for(what, predicate, timeout=60, interval=0.5):
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
-def test_compose_file_works_without_env_file_and_publishes_on_loopback_only():
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("AVATAR_", "COMPOSE_")) and k != "EXTRA_CA_CERTS"}
-    config = json.loads(compose("-f", "docker-compose.yml", "--env-file", os.devnull,
-                                "config", "--format", "json", env=env).stdout)
-    ports = {(p["host_ip"], p["published"], p["target"])
-             for p in config["services"]["nginx"]["ports"]}
-    assert ports == {("127.0.0.1", "8443", 8443), ("127.0.0.1", "8080", 8080)}
-    assert "ports" not in config["services"]["app"], "the sidecar is reachable through Nginx only"
-    assert config["services"]["nginx"]["environment"]["AVATAR_HTTPS_PORT"] == "8443"
+def image_response():
+    return requests.get(https_url(f"/{IMAGES[0]}"), verify=os.environ["AVATAR_CA"], timeout=5)
+
+
+def upstream_block(text):
+    """The `upstream avatar_app { ... }` block of an Nginx file, comments and indentation gone."""
+    block = re.search(r"^upstream avatar_app \{\n(.*?)^\}", text, re.S | re.M).group(1)
+    return [line.strip() for line in block.splitlines()
+            if line.strip() and not line.strip().startswith("#")]
+
+
+def setting(name):
+    """The value compose gives the Nginx container for a setting (docker-compose.yml's default
+    unless tests/compose/run.sh set it)."""
+    config = json.loads(compose("config", "--format", "json").stdout)
+    return config["services"]["nginx"]["environment"][name]
+
+
+def recreate(*services, env_file=None, **settings):
+    """Recreate services (no build) with settings from env_file (read as compose reads .env)
+    and/or added to the environment; neither: back to the run's own."""
+    env = dict(os.environ, **settings)
+    if env_file:
+        env["COMPOSE_ENV_FILES"] = str(env_file)
+    compose("up", "-d", "--wait", "--no-build", "--force-recreate", *services, env=env)
+
+
+def test_both_images_ship_exactly_the_image_set_byte_for_byte():
+    want = {}
+    for name in IMAGES:
+        with open(os.path.join(ROOT, "images", name), "rb") as f:
+            want[name] = hashlib.sha256(f.read()).hexdigest()
+    for service, directory in (("app", "/opt/avatar/images"), ("nginx", "/srv/fox-avatar/images")):
+        out = compose("exec", "-T", service, "bash", "-c", f"cd {directory} && sha256sum -- *").stdout
+        shipped = {name: digest for digest, name in (line.split(None, 1) for line in out.splitlines())}
+        assert shipped == want, f"{service}: {directory} is not the image set of images/"
+
+
+def test_nginx_image_site_file_is_rendered_and_its_config_is_clean():
+    site = compose("exec", "-T", "nginx", "cat", SITE_CONF).stdout
+    assert site.startswith("# fox-avatar: per-deployment values, rendered from nginx/fox-avatar.conf.j2")
+    assert f"include {RUNTIME_CONF};" in site
+    runtime = compose("exec", "-T", "nginx", "cat", RUNTIME_CONF).stdout
+    assert runtime.startswith("# GENERATED at container start")
+    test = compose("exec", "-T", "nginx", "nginx", "-t")
+    assert "test is successful" in test.stderr
+    assert not re.search(r"\[(warn|emerg|alert|crit|error)\]", test.stderr), test.stderr
+
+
+def test_nginx_listen_ports_agree_with_compose_targets_and_health_check():
+    (nginx,) = containers("nginx")
+    info = inspect(nginx)
+    image = json.loads(subprocess.run(["docker", "image", "inspect", info["Image"]],
+                                      capture_output=True, text=True, check=True).stdout)[0]
+    exposed = {int(p.split("/")[0]) for p in image["Config"]["ExposedPorts"]}
+    targets = {int(p.split("/")[0]) for p, b in info["NetworkSettings"]["Ports"].items() if b}
+    assert exposed == targets
+    site = compose("exec", "-T", "nginx", "cat", SITE_CONF).stdout
+    listening = {int(port) for port in re.findall(r"^\s*listen \S+:(\d+)", site, re.M)}
+    assert listening == exposed
+    http_target = min(p for p in listening if f"listen *:{p};" in site)
+    assert f"/dev/tcp/127.0.0.1/{http_target} " in " ".join(image["Config"]["Healthcheck"]["Test"])
+
+
+def test_generated_upstream_is_the_templates_upstream_for_app_port():
+    """The entrypoint writes the upstream block; the template owns its shape: they must agree."""
+    port = compose("exec", "-T", "app", "printenv", "AVATAR_PORT").stdout.strip()
+    runtime = compose("exec", "-T", "nginx", "cat", RUNTIME_CONF).stdout
+    rendered = load_renderer()({
+        "avatar_server_name": "x", "avatar_tls_certificate": "/c", "avatar_tls_certificate_key": "/k",
+        "avatar_images_root": "/r", "avatar_images": IMAGES,
+        "avatar_upstream_servers": [f"app:{port}"]})
+    assert upstream_block(runtime) == upstream_block(rendered)
+
+
+def test_images_max_age_setting_in_an_env_file_reaches_the_image_responses(tmp_path):
+    default = f"public, max-age={setting('AVATAR_IMAGES_MAX_AGE')}"
+    r = image_response()
+    assert r.status_code == 200 and r.headers["Cache-Control"] == default
+    env_file = tmp_path / ".env"
+    env_file.write_text("AVATAR_IMAGES_MAX_AGE=1234\n")
+    try:
+        recreate("nginx", env_file=env_file)
+        r = image_response()
+        assert r.status_code == 200 and r.headers["Cache-Control"] == "public, max-age=1234"
+    finally:
+        recreate("nginx")
+    assert image_response().headers["Cache-Control"] == default
+
+
+def test_app_port_setting_in_the_environment_moves_the_app_and_nginx_follows():
+    default = setting("AVATAR_APP_PORT")
+    assert default != "9090"
+    try:
+        recreate(AVATAR_APP_PORT="9090")
+        (app,) = containers("app")
+        assert "AVATAR_PORT=9090" in inspect(app)["Config"]["Env"]
+        probe = uuid.uuid4().hex
+        r = get_avatar(probe)
+        assert r.status_code == 302 and r.headers["Location"] in IMAGE_LOCATIONS
+        line = access_log([probe])[probe]
+        assert "fallback=0" in line and re.search(r'ua="[^"]*:9090"', line), line
+    finally:
+        recreate()
+    probe = uuid.uuid4().hex
+    assert get_avatar(probe).status_code == 302
+    assert re.search(f'ua="[^"]*:{default}"', access_log([probe])[probe])
 
 
 @pytest.mark.parametrize("service", ["app", "nginx"])
@@ -138,6 +243,8 @@ def test_containers_run_as_non_root_with_read_only_root_and_no_capabilities(serv
 
 
 @pytest.mark.parametrize("setting, value", [("AVATAR_HTTPS_PORT", "84x3"),
+                                             ("AVATAR_APP_PORT", "70000"),
+                                             ("AVATAR_IMAGES_MAX_AGE", "7d"),
                                              ("AVATAR_TLS_NAMES", "local/host")])
 def test_wrong_nginx_setting_is_a_one_line_error_naming_it(setting, value):
     done = compose("run", "--rm", "--no-deps", "-T", "-e", f"{setting}={value}", "nginx", check=False)
@@ -204,7 +311,7 @@ def test_avatar_still_answers_while_the_app_crashes_and_compose_restarts_it():
     else:
         raise AssertionError("compose did not restart the killed app within 60 s")
 
-    bad = [a for a in answers if a[0] != 302 or not IMAGE_LOCATION.match(a[1])]
+    bad = [a for a in answers if a[0] != 302 or a[1] not in IMAGE_LOCATIONS]
     assert not bad, f"{len(bad)} of {len(answers)} answers were not a 302 to a fox: {bad[:5]}"
     assert inspect(app)["RestartCount"] == before["RestartCount"] + 1
 
@@ -223,7 +330,8 @@ def test_scaled_app_replicas_all_serve_after_nginx_reload():
     replicas = containers("app")
     assert len(replicas) == 3
     networks = [inspect(c)["NetworkSettings"]["Networks"] for c in replicas]
-    addresses = {f"{next(iter(n.values()))['IPAddress']}:8080" for n in networks}
+    port = setting("AVATAR_APP_PORT")
+    addresses = {f"{next(iter(n.values()))['IPAddress']}:{port}" for n in networks}
 
     # The documented step after scaling: Nginx resolves "app" to all replicas on (re)load.
     compose("exec", "-T", "nginx", "nginx", "-s", "reload")
@@ -234,7 +342,7 @@ def test_scaled_app_replicas_all_serve_after_nginx_reload():
         probes = [uuid.uuid4().hex for _ in range(30)]
         for probe in probes:
             r = get_avatar(probe)
-            assert r.status_code == 302 and IMAGE_LOCATION.match(r.headers["Location"])
+            assert r.status_code == 302 and r.headers["Location"] in IMAGE_LOCATIONS
         for line in access_log(probes).values():
             upstream = re.search(r'ua="([^"]*)"', line).group(1)
             assert "fallback=0" in line, f"a replica failed: {line}"

@@ -1,0 +1,125 @@
+"""The compose settings as files: docker-compose.yml owns each default once (x-settings and the few
+single-use ${VAR:-default}), .env.example lists exactly those settings with those defaults, and the
+defaults that mirror a playbook variable (or a template default) equal it.
+
+Needs the `docker compose` CLI only (no running stack); tests/compose/run.sh runs it.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from foxavatar.imageset import image_names
+from stack.stacks import load_renderer
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE_FILE = ROOT / "docker-compose.yml"
+ENV_EXAMPLE = ROOT / ".env.example"
+
+# compose setting -> (playbook role, variable) for the same thing, with the same default.
+SAME_AS_ANSIBLE = {
+    "AVATAR_IMAGES_MAX_AGE": ("fox_avatar_nginx", "fox_avatar_nginx_images_max_age"),
+    "AVATAR_APP_PORT": ("fox_avatar_app", "fox_avatar_app_port"),
+}
+
+pytestmark = pytest.mark.skipif(shutil.which("docker") is None, reason="needs the docker CLI")
+
+
+def clean_env(**extra):
+    """The environment without any setting: what a user without .env and exports has."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("AVATAR_", "COMPOSE_")) and k != "EXTRA_CA_CERTS"}
+    env.update(extra)
+    return env
+
+
+def config(env_file=os.devnull, **settings):
+    done = subprocess.run(
+        ["docker", "compose", "-f", str(COMPOSE_FILE), "--env-file", str(env_file),
+         "config", "--format", "json"],
+        cwd=ROOT, env=clean_env(**settings), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def compose_defaults():
+    """{VAR: default} of every ${VAR:-default} / ${VAR-default} in docker-compose.yml; a variable
+    must not be given two different defaults."""
+    found = {}
+    for var, default in re.findall(r"\$\{(\w+):?-([^}]*)\}", COMPOSE_FILE.read_text()):
+        assert found.setdefault(var, default) == default, f"{var}: two defaults in docker-compose.yml"
+    return found
+
+
+def env_example():
+    values = {}
+    for line in ENV_EXAMPLE.read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            name, value = line.split("=", 1)
+            values[name.strip()] = re.sub(r'^"(.*)"$', r"\1", value.strip())
+    return values
+
+
+def ansible_default(role, var):
+    path = ROOT / "ansible" / "roles" / role / "defaults" / "main.yml"
+    return yaml.safe_load(path.read_text())[var]
+
+
+def test_compose_file_works_without_env_file_and_publishes_on_loopback_only():
+    cfg = config()
+    ports = {(p["host_ip"], str(p["published"]), p["target"])
+             for p in cfg["services"]["nginx"]["ports"]}
+    assert ports == {("127.0.0.1", "8443", 8443), ("127.0.0.1", "8080", 8080)}
+    assert "ports" not in cfg["services"]["app"], "the sidecar is reachable through Nginx only"
+    assert cfg["services"]["nginx"]["environment"]["AVATAR_HTTPS_PORT"] == "8443"
+
+
+def test_env_example_lists_every_setting_with_its_compose_default():
+    defaults = compose_defaults()
+    assert env_example() == defaults
+    # and compose reads it as such: the same configuration with or without it
+    assert config(ENV_EXAMPLE) == config()
+
+
+def test_each_setting_is_read_once_in_docker_compose_yml():
+    """One place per setting (YAML anchors carry it further), so its default cannot diverge."""
+    text = COMPOSE_FILE.read_text()
+    for var in compose_defaults():
+        assert len(re.findall(r"\$\{" + var + r"\b", text)) == 1, var
+
+
+@pytest.mark.parametrize("setting", sorted(SAME_AS_ANSIBLE))
+def test_compose_default_equals_the_playbook_default(setting):
+    role, var = SAME_AS_ANSIBLE[setting]
+    assert str(ansible_default(role, var)) == compose_defaults()[setting], \
+        f"{setting} (docker-compose.yml) and {var} ({role}) disagree"
+
+
+def test_compose_defaults_equal_the_templates_own_defaults():
+    text = load_renderer()({
+        "avatar_server_name": "x", "avatar_tls_certificate": "/c", "avatar_tls_certificate_key": "/k",
+        "avatar_images_root": "/r", "avatar_images": image_names(ROOT / "images")})
+    max_age = re.search(r"set \$avatar_images_max_age (\d+);", text).group(1)
+    app_port = re.search(r"^\s*server 127\.0\.0\.1:(\d+) ", text, re.M).group(1)
+    defaults = compose_defaults()
+    assert (defaults["AVATAR_IMAGES_MAX_AGE"], defaults["AVATAR_APP_PORT"]) == (max_age, app_port)
+
+
+def test_app_port_is_one_value_for_both_services():
+    for env in ({}, {"AVATAR_APP_PORT": "9099"}):
+        services = config(**env)["services"]
+        want = env.get("AVATAR_APP_PORT", "8080")
+        assert services["app"]["environment"]["AVATAR_PORT"] == want
+        assert services["nginx"]["environment"]["AVATAR_APP_PORT"] == want
+
+
+def test_runtime_settings_reach_the_nginx_container():
+    services = config(AVATAR_IMAGES_MAX_AGE="60", AVATAR_HTTPS_PORT="9443")["services"]
+    env = services["nginx"]["environment"]
+    assert env["AVATAR_IMAGES_MAX_AGE"] == "60" and env["AVATAR_HTTPS_PORT"] == "9443"
+    assert {str(p["published"]) for p in services["nginx"]["ports"]} == {"9443", "8080"}
