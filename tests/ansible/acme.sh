@@ -226,12 +226,12 @@ check "acme: ... and keeps the renewed certificate (serial $SERIAL3)" test "$(se
 
 # ------------------------------------------------------------------ 6. bad input
 section "ACME 6. a wrong setting"
-# The settings are checked where fox_avatar_acme starts, before anything of it runs.
+# The settings are checked by the pre-flight play, before anything runs on any host.
 converge "$WORK/bad.log" -e '{"fox_avatar_acme_email": ""}' -e "{\"fox_avatar_tls_domains\": [\"$NAME\", \"$NAME2\"]}"
-grep -E 'fox_avatar_acme_email:' "$WORK/bad.log" | head -n 2
+grep -E 'fox_avatar_acme_email \(' "$WORK/bad.log" | head -n 2
 check "acme: no contact email -> the converge fails" eval "! ran_clean '$WORK/bad.log'"
 check "acme: ... with one line naming fox_avatar_acme_email" \
-  grep -Eq "fox_avatar_acme_email: '' is not an email address" "$WORK/bad.log"
+  grep -Eq "fox_avatar_acme_email \($HOST\): '' is not an email address" "$WORK/bad.log"
 check "acme: ... having changed nothing (changed=0)" eval "! recap '$WORK/bad.log' | grep -Eq 'changed=[1-9]'"
 
 # ------------------------------------------------------------------ summary
