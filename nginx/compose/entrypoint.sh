@@ -99,7 +99,7 @@ map "" \$avatar_images_max_age { default $max_age; }
 
 # AVATAR_APP_PORT=$app_port: the sidecar(s); Nginx resolves "app" to every replica when it (re)loads.
 upstream avatar_app {
-    server app:$app_port max_fails=1 fail_timeout=10s;
+    server app:$app_port;
     include fox-avatar/upstream-keepalive.conf;
 }
 EOF

@@ -6,7 +6,7 @@
 #   playbook INVENTORY LOG [args...] ansible-playbook site.yml; its exit code in LOG.rc
 #   ran_clean LOG, ran_unchanged LOG exit 0, failed=0 unreachable=0 (and changed=0) everywhere
 #   show_log TITLE LOG               what changed or failed, any certificate request, the recap
-#   stack_suite LOG SITE ADDR CA PROXY APP   the shared HTTP suite (tests/stack,
+#   stack_suite LOG SITE ADDR CA PROXY APP...  the shared HTTP suite (tests/stack,
 #                                    AVATAR_STACK=external) over HTTPS against ADDR as SITE
 #   nginx_pid HOST                   Nginx's master PID on HOST
 set -uo pipefail
@@ -61,11 +61,16 @@ show_log() { # TITLE LOG
   sed -n '/^PLAY RECAP/,$p' "$2"
 }
 
-stack_suite() { # LOG SITE ADDR CA PROXY APP
+stack_suite() { # LOG SITE ADDR CA PROXY APP...
+  local app stop="" start=""
+  for app in "${@:6}"; do
+    stop+="docker exec $app systemctl stop fox-avatar && "
+    start+="docker exec $app systemctl start fox-avatar && "
+  done
   AVATAR_STACK=external AVATAR_HOST=$2 AVATAR_ADDR=$3 AVATAR_HTTPS_PORT=443 AVATAR_HTTP_PORT=80 \
     AVATAR_CA=$4 \
-    AVATAR_APP_STOP="docker exec $6 systemctl stop fox-avatar" \
-    AVATAR_APP_START="docker exec $6 systemctl start fox-avatar" \
+    AVATAR_APP_STOP="${stop}true" \
+    AVATAR_APP_START="${start}true" \
     AVATAR_FALLBACK_LOG_CMD="docker exec $5 cat /var/log/nginx/fox-avatar.fallback.log" \
     python -m pytest -q -rfEs -p no:cacheprovider tests/stack 2>&1 | tee "$1" | tail -n 15
   [ "${PIPESTATUS[0]}" = 0 ]

@@ -10,15 +10,19 @@
 #      against the host's address; units active and enabled; the service runs as its own
 #      unprivileged user; `systemd-analyze security` exposure printed and <= 2.0; the service
 #      listens on 127.0.0.1 only.
-#   2. two hosts (proxy on Debian 12, app on Debian 13) on one network: converge twice
-#      (changed=0), the shared HTTP suite through the proxy, the service listens on the app
-#      host's private address only.
+#   2. three hosts (a proxy on Debian 12, app hosts on Debian 13 and 12) on one network: converge
+#      twice (changed=0), the shared HTTP suite through the proxy, each service listens on its
+#      host's private address only, the proxy's upstream pool lists both.
 #   3. `files` mode with a provided certificate, re-converging the Debian 12 host of scenario 1:
 #      Nginx serves exactly that certificate (SHA-256 fingerprint), a second converge changed=0.
 #   5. a release nginx -t rejects (a bad server name, for one run): the run fails loudly, the
 #      previous release stays live, Nginx keeps its master PID and keeps serving; the next good
 #      run (a changed value) switches to a new release cleanly: reloaded (serves the new value),
 #      same master PID, the replaced release kept as "previous", the rejected one removed.
+#   7. a rolling upgrade on scenario 2's hosts: a new jar rolled out while wrk loads the proxy for
+#      the whole run: every answer a 302, no socket error, no fallback answer; each app host
+#      drained, restarted and put back before the next; Nginx reloaded, never restarted; the next
+#      run changed=0. Prints the run's time per app host.
 #
 # Settings: ANSIBLE_TEST_KEEP=1 leaves the hosts running (for debugging); ANSIBLE_TEST_PREFIX
 # names the containers and the network (default foxans).
@@ -28,9 +32,10 @@ P=${ANSIBLE_TEST_PREFIX:-foxans}
 NET=$P-net
 H12=$P-one12      # scenario 1 (Debian 12), then 3 and 5
 H13=$P-one13      # scenario 1 (Debian 13)
-HPX=$P-proxy      # scenario 2 proxy (Debian 12)
-HAP=$P-app        # scenario 2 app (Debian 13)
-HOSTS=("$H12" "$H13" "$HPX" "$HAP")
+HPX=$P-proxy      # scenarios 2 and 7: the proxy (Debian 12)
+HAP=$P-app        # ... an app host (Debian 13)
+HAP2=$P-app2      # ... another app host (Debian 12)
+HOSTS=("$H12" "$H13" "$HPX" "$HAP" "$HAP2")
 WORK=$(mktemp -d /tmp/fox-ansible-test.XXXXXX)
 SITE_NAME=avatar.test
 
@@ -40,6 +45,7 @@ trap 'exit 130' INT TERM
 # ------------------------------------------------------------------ prerequisites
 section "prerequisites"
 ansible_prerequisites
+apt_need wrk   # scenario 7's load
 # The hosts fetch packages straight from the Debian mirror (fast here; apt_cache_ready's
 # apt-cacher-ng answered 503 for the bookworm index during development). Opt in with
 # ANSIBLE_TEST_APT_CACHE=1.
@@ -60,13 +66,14 @@ section "start systemd hosts (Debian 12 and 13) on network $NET"
 systemd_image_ready bookworm || die "no bookworm systemd image"
 systemd_image_ready trixie || die "no trixie systemd image"
 systemd_host_rm "${HOSTS[@]}"
-# the network first: four parallel `docker network create` would make four networks of that name
+# the network first: five parallel `docker network create` would make four networks of that name
 docker network inspect "$NET" >/dev/null 2>&1 || docker network create "$NET" >/dev/null || die "cannot create network $NET"
 pids=()
 systemd_host_run "$H12" bookworm "$NET" & pids+=($!)
 systemd_host_run "$H13" trixie "$NET" & pids+=($!)
 systemd_host_run "$HPX" bookworm "$NET" & pids+=($!)
 systemd_host_run "$HAP" trixie "$NET" & pids+=($!)
+systemd_host_run "$HAP2" bookworm "$NET" & pids+=($!)
 for p in "${pids[@]}"; do wait "$p" || die "a systemd host did not start"; done
 declare -A IP
 for h in "${HOSTS[@]}"; do
@@ -75,9 +82,13 @@ for h in "${HOSTS[@]}"; do
 done
 
 # Inventories (community.docker.docker: `docker exec` as root, so no become needed).
-inventory() { # FILE PROXY APP [APP_ADDRESS]
-  local app_vars=""
-  [ -n "${4:-}" ] && app_vars=" {fox_avatar_app_address: $4}"
+inventory() { # FILE PROXY APP[=ADDRESS]...
+  local app apps=""
+  for app in "${@:3}"; do
+    apps+="
+        ${app%%=*}:"
+    [[ $app == *=* ]] && apps+=" {fox_avatar_app_address: ${app#*=}}"
+  done
   cat >"$1" <<EOF
 all:
   vars:
@@ -89,13 +100,12 @@ all:
       hosts:
         $2:
     avatar_apps:
-      hosts:
-        $3:$app_vars
+      hosts:$apps
 EOF
 }
 inventory "$WORK/one12.yml" "$H12" "$H12"
 inventory "$WORK/one13.yml" "$H13" "$H13"
-inventory "$WORK/two.yml" "$HPX" "$HAP" "${IP[$HAP]}"
+inventory "$WORK/two.yml" "$HPX" "$HAP=${IP[$HAP]}" "$HAP2=${IP[$HAP2]}"
 
 # One host's (or one topology's) life: --check on the fresh host(s), converge, converge again.
 converge_job() { # NAME INVENTORY [FRESH_HOST_TO_CHECK]
@@ -173,21 +183,120 @@ for name in one12 one13; do
 done
 
 # ------------------------------------------------------------------ scenario 2
-section "2. two hosts: proxy $HPX (Debian 12), app $HAP (Debian 13)"
+section "2. three hosts: proxy $HPX (Debian 12), app hosts $HAP (Debian 13) and $HAP2 (Debian 12)"
 show_log "two-host converge" "$WORK/two.1.log"
-check "two hosts: first converge succeeds" ran_clean "$WORK/two.1.log"
+check "multi-host: first converge succeeds" ran_clean "$WORK/two.1.log"
+check "multi-host: the first converge warns about nothing" eval "! grep -q '^\[WARNING\]' '$WORK/two.1.log'"
 show_log "two-host second converge" "$WORK/two.2.log"
-check "two hosts: second converge reports changed=0" ran_unchanged "$WORK/two.2.log"
-check "two hosts: the proxy's upstream lists the app host's address" \
-  docker exec "$HPX" grep -q "server ${IP[$HAP]}:8080" /etc/nginx/conf.d/fox-avatar.conf
+check "multi-host: second converge reports changed=0" ran_unchanged "$WORK/two.2.log"
+pool() { docker exec "$HPX" sh -c 'cd /etc/nginx/fox-avatar-pool && for f in *; do printf "%s: %s\n" "$f" "$(cat "$f")"; done'; }
+pool
+check "multi-host: the proxy's upstream pool lists each app host's address, nothing else" \
+  test "$(pool)" = "$(printf '%s.conf: server %s:8080;\n' "$HAP" "${IP[$HAP]}" "$HAP2" "${IP[$HAP2]}")"
 docker exec "$HPX" cat /etc/ssl/fox-avatar/fullchain.pem >"$WORK/two-ca.pem"
-check "two hosts: shared HTTP suite through the proxy ${IP[$HPX]}" \
-  stack_suite "$WORK/two.pytest.log" "$SITE_NAME" "${IP[$HPX]}" "$WORK/two-ca.pem" "$HPX" "$HAP"
-check "two hosts: the app host runs no Nginx" not_installed "$HAP" nginx
-check "two hosts: the proxy host runs no Java" not_installed "$HPX" default-jre-headless
-check "$HAP: service listens on its private address ${IP[$HAP]} only" listens_only_on "$HAP" "${IP[$HAP]}"
-check "$HAP: fox-avatar active and enabled" \
-  eval "docker exec $HAP systemctl is-active --quiet fox-avatar && docker exec $HAP systemctl is-enabled --quiet fox-avatar"
+check "multi-host: shared HTTP suite through the proxy ${IP[$HPX]}" \
+  stack_suite "$WORK/two.pytest.log" "$SITE_NAME" "${IP[$HPX]}" "$WORK/two-ca.pem" "$HPX" "$HAP" "$HAP2"
+check "multi-host: the proxy host runs no Java" not_installed "$HPX" default-jre-headless
+for h in "$HAP" "$HAP2"; do
+  check "$h: runs no Nginx" not_installed "$h" nginx
+  check "$h: service listens on its private address ${IP[$h]} only" listens_only_on "$h" "${IP[$h]}"
+  check "$h: fox-avatar active and enabled" \
+    eval "docker exec $h systemctl is-active --quiet fox-avatar && docker exec $h systemctl is-enabled --quiet fox-avatar"
+done
+
+# ------------------------------------------------------------------ scenario 7
+section "7. rolling upgrade: a new jar on $HAP and $HAP2 while wrk loads $HPX"
+# The new jar: today's with one more entry (same code, another checksum); its staleness check is
+# off, since it is no build of these sources.
+next_jar=$WORK/avatar-next.jar
+cp app/target/avatar.jar "$next_jar"
+python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "a") as jar:
+    jar.writestr("META-INF/fox-avatar-rolling-upgrade-test.txt", "not the deployed jar\n")' "$next_jar"
+printf 'fox_avatar_app_jar_src: %s\nfox_avatar_app_jar_sources: []\n' "$next_jar" >"$WORK/next-vars.yml"
+app_pid() { docker exec "$1" systemctl show -p MainPID --value fox-avatar; }
+fallback_lines() { docker exec "$HPX" sh -c 'cat /var/log/nginx/fox-avatar.fallback.log 2>/dev/null | wc -l'; }
+declare -A APP_PID
+for h in "$HAP" "$HAP2"; do APP_PID[$h]=$(app_pid "$h"); done
+proxy_pid=$(nginx_pid "$HPX"); fallback_before=$(fallback_lines)
+echo "before: app PIDs $HAP ${APP_PID[$HAP]}, $HAP2 ${APP_PID[$HAP2]}; Nginx master $proxy_pid; fallback log $fallback_before lines"
+# Two loads for the whole run, each wrk in 10-s rounds until the run is over (every status counted
+# by bench/wrk-report.lua; the site's name in Host): "fresh", a new connection (TCP + TLS) per request,
+# as a page embedding the avatar makes; "reused", 8 keep-alive connections. Each reload makes
+# Nginx's old workers close their idle keep-alive connections, and a request the client sent in
+# that instant meets a closed connection (a socket error, which browsers retry: RFC 9112 9.3.1);
+# so "reused" may see at most one read error per connection and reload, and nothing else. wrk runs
+# at the lowest CPU priority: the load fills whatever the playbook leaves of the machine.
+wrk_run() { # NAME CONNECTIONS [wrk args...]
+  local name=$1 c=$2; shift 2
+  while [ ! -e "$WORK/wrk.stop" ]; do
+    nice -n 19 wrk -t1 -c"$c" -d10s -H "Host: $SITE_NAME" "$@" -s bench/wrk-report.lua "https://${IP[$HPX]}/" -- count
+  done >"$WORK/wrk-$name.log" 2>&1
+}
+wrk_run fresh 2 -H 'Connection: close' & wrk_fresh=$!
+wrk_run reused 8 & wrk_reused=$!
+sleep 3
+roll_start=$SECONDS
+ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks playbook "$WORK/two.yml" "$WORK/roll.log" -e "@$WORK/next-vars.yml"
+roll_s=$((SECONDS - roll_start))
+sleep 3
+touch "$WORK/wrk.stop"; wait "$wrk_fresh" "$wrk_reused"
+show_log "rolling upgrade" "$WORK/roll.log"
+wrk_field() { # NAME FIELD: its sum over the rounds
+  sed -n 's/^WRKJSON //p' "$WORK/wrk-$1.log" \
+    | python3 -c 'import json, sys; print(sum(json.loads(l)[sys.argv[1]] for l in sys.stdin) if sys.stdin else "x")' "$2" \
+    2>/dev/null || echo x
+}
+reloads=$(grep -cE '^RUNNING HANDLER \[fox_avatar_app : Reload Nginx on those proxies\]' "$WORK/roll.log")
+check "rolling upgrade: the run succeeds" ran_clean "$WORK/roll.log"
+for name in fresh reused; do
+  requests=$(wrk_field $name requests); not302=$(wrk_field $name not302)
+  errors="connect $(wrk_field $name connect), read $(wrk_field $name read), write $(wrk_field $name write), timeout $(wrk_field $name timeout)"
+  echo "wrk $name during the upgrade: $requests requests, $not302 not 302, socket errors: $errors"
+  check "rolling upgrade, $name connections: wrk ran throughout ($requests requests)" \
+    eval "[[ '$requests' =~ ^[0-9]+$ ]] && ((requests > 1000))"
+  check "rolling upgrade, $name connections: every answer was a 302 ($not302 were not)" test "$not302" = 0
+done
+errors="connect $(wrk_field fresh connect), read $(wrk_field fresh read), write $(wrk_field fresh write), timeout $(wrk_field fresh timeout)"
+check "rolling upgrade, fresh connections: no socket error ($errors)" test "$errors" = "connect 0, read 0, write 0, timeout 0"
+errors="connect $(wrk_field reused connect), write $(wrk_field reused write), timeout $(wrk_field reused timeout)"
+check "rolling upgrade, reused connections: no connect, write or timeout error ($errors)" \
+  test "$errors" = "connect 0, write 0, timeout 0"
+read_errors=$(wrk_field reused read)
+check "rolling upgrade, reused connections: read errors only at the $reloads reloads ($read_errors <= 8 x $reloads)" \
+  eval "[[ '$read_errors' =~ ^[0-9]+$ ]] && ((read_errors <= 8 * reloads))"
+check "rolling upgrade: no fallback answer (fallback log $fallback_before -> $(fallback_lines) lines)" \
+  test "$(fallback_lines)" = "$fallback_before"
+# One host at a time: the drain marks go down, back, down, back, each host restarted between its
+# own two marks.
+order=$(grep -E '^RUNNING HANDLER \[fox_avatar_app : (Mark this host down in the upstream pools, or take the mark off \| (down|back)|Restart fox-avatar)\]|^changed: \[[^]]+\]' "$WORK/roll.log" \
+  | sed -E 's/^RUNNING HANDLER .*\| (down|back)\].*/\1/; s/^RUNNING HANDLER .*/restart/; s/^changed: \[([^] ]+).*/\1/' \
+  | awk '$0 == "down" || $0 == "back" || $0 == "restart" { mark = $0; print; next } mark != "" { print; mark = "" }' \
+  | tr '\n' ' ')
+echo "rolling order: $order"
+check "rolling upgrade: one host at a time (drained, restarted, back: $HAP, then $HAP2)" \
+  test "$order" = "down $HAP restart $HAP back $HAP down $HAP2 restart $HAP2 back $HAP2 "
+for h in "$HAP" "$HAP2"; do
+  pid=$(app_pid "$h")
+  check "$h: restarted (main PID ${APP_PID[$h]} -> $pid)" test -n "$pid" -a "$pid" != "${APP_PID[$h]}"
+  check "$h: runs the new jar" \
+    test "$(docker exec "$h" sha256sum /opt/fox-avatar/avatar.jar | cut -d' ' -f1)" = "$(sha256sum "$next_jar" | cut -d' ' -f1)"
+done
+check "rolling upgrade: Nginx reloaded, never restarted (same master PID $proxy_pid)" test "$(nginx_pid "$HPX")" = "$proxy_pid"
+pool
+check "rolling upgrade: both app hosts are back in the pool" eval "! pool | grep -q down"
+roll2_start=$SECONDS
+playbook "$WORK/two.yml" "$WORK/roll.2.log" -e "@$WORK/next-vars.yml"
+roll2_s=$((SECONDS - roll2_start))
+check "rolling upgrade: the next run reports changed=0" ran_unchanged "$WORK/roll.2.log"
+# How long each host was out of the pool: from its "down" mark to its "back" mark (profile_tasks
+# prints the run's elapsed time under each task's title).
+out=$(awk '/^RUNNING HANDLER .*take the mark off \| (down|back)\]/ { mark = ($0 ~ /down\]/) ? "down" : "back"; next }
+           mark != "" && match($0, /[0-9]+:[0-9]+:[0-9]+\.[0-9]+ \*+ *$/) {
+             split(substr($0, RSTART), t, /[: ]/); s = t[1] * 3600 + t[2] * 60 + t[3]
+             if (mark == "down") d = s; else printf "%.1f s ", s - d; mark = "" }' "$WORK/roll.log")
+echo "rolling upgrade under load: ${roll_s} s for the run with 2 app hosts (${roll2_s} s for the same run" \
+  "with nothing to do); each host out of the pool for: ${out:-?}"
 
 # ------------------------------------------------------------------ scenario 3
 section "3. files mode: a provided certificate on $H12"
