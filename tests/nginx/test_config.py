@@ -53,7 +53,7 @@ def test_template_defaults_to_debian_12_http2_syntax():
         "*:80", "[::]:80", "*:443 ssl http2", "[::]:443 ssl http2"]
     assert "http2 on;" not in text
     assert 'set $avatar_https_port "";' in text
-    assert "server 127.0.0.1:8080 " in text
+    assert "server 127.0.0.1:8080;" in text
     assert "set $avatar_images_max_age 604800;" in text
 
 
@@ -65,8 +65,17 @@ def test_template_uses_http2_directive_for_newer_nginx():
     assert re.findall(r"^\s*listen (.*);$", text, re.M) == ["*:80", "*:443 ssl"]
     assert re.search(r"^\s*http2 on;$", text, re.M)
     assert 'set $avatar_https_port ":8443";' in text
-    assert "server app:8080 " in text and "server app2:8080 " in text
+    assert "server app:8080;" in text and "server app2:8080;" in text
     assert "set $avatar_images_max_age 2592000;" in text
+
+
+def test_template_takes_the_upstream_servers_from_a_pool_directory_when_given_one():
+    """Ansible's proxies: one file per app host, so a rolling upgrade can mark one down."""
+    text = load_renderer()({**REQUIRED, "avatar_upstream_pool": "/etc/nginx/fox-avatar-pool"})
+    upstream = re.search(r"^upstream avatar_app \{\n(.*?)^\}", text, re.S | re.M).group(1)
+    directives = [line.strip() for line in upstream.splitlines() if line.strip() and not line.strip().startswith("#")]
+    assert directives == ["include /etc/nginx/fox-avatar-pool/*.conf;",
+                          "include fox-avatar/upstream-keepalive.conf;"]
 
 
 def test_render_names_a_missing_variable_in_one_line():
