@@ -105,7 +105,7 @@ def test_compose_defaults_equal_the_templates_own_defaults():
         "avatar_server_name": "x", "avatar_tls_certificate": "/c", "avatar_tls_certificate_key": "/k",
         "avatar_images_root": "/r", "avatar_images": image_names(ROOT / "images")})
     max_age = re.search(r"set \$avatar_images_max_age (\d+);", text).group(1)
-    app_port = re.search(r"^\s*server 127\.0\.0\.1:(\d+) ", text, re.M).group(1)
+    app_port = re.search(r"^\s*server 127\.0\.0\.1:(\d+);", text, re.M).group(1)
     defaults = compose_defaults()
     assert (defaults["AVATAR_IMAGES_MAX_AGE"], defaults["AVATAR_APP_PORT"]) == (max_age, app_port)
 
