@@ -5,12 +5,12 @@
 
 Variables come from JSON files and name=value pairs (a value is parsed as
 JSON when it can be: 8443, true, ["127.0.0.1"]; otherwise it is a string).
---images DIR sets avatar_images, the image set of DIR by images/names.regex
-(in natural order), which the template turns into the served-URI map and the
-fallback's split. Same Jinja settings as Ansible's template module
+--images DIR sets avatar_manifest, the text of DIR/manifest.tsv (the image
+set, made by `make images`; every file it lists must be in DIR), which the
+template turns into the served-URI map and the fallback's answers. Same Jinja settings as Ansible's template module
 (trim_blocks, trailing newline kept), so the playbook, the compose image build
 and the tests render the same file. A missing required variable or an empty
-image set is an error naming it (exit 2). Needs Jinja2 (the project venv has
+or missing manifest is an error naming it (exit 2). Needs Jinja2 (the project venv has
 it; the compose build uses Debian's python3-jinja2).
 """
 import argparse
@@ -24,7 +24,7 @@ import jinja2
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "fox-avatar.conf.j2"
 sys.path.insert(0, str(HERE.parent / "tools"))
-from foxavatar.imageset import image_names  # noqa: E402  (the rule's one reader)
+from foxavatar.imageset import ManifestError, read_manifest  # noqa: E402  (the manifest's reader)
 
 
 def render(variables, template=TEMPLATE):
@@ -41,7 +41,7 @@ def render(variables, template=TEMPLATE):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("inputs", nargs="*", metavar="VARS.json|name=value")
-    parser.add_argument("--images", metavar="DIR", help="set avatar_images from the image set of DIR")
+    parser.add_argument("--images", metavar="DIR", help="set avatar_manifest from DIR/manifest.tsv")
     parser.add_argument("-o", "--output", help="file to write (default: stdout)")
     args = parser.parse_args(argv)
     variables = {}
@@ -55,16 +55,17 @@ def parse_args(argv):
         else:
             with open(item, encoding="utf-8") as f:
                 variables.update(json.load(f))
-    if args.images is not None:
-        variables["avatar_images"] = image_names(args.images)
     return args, variables
 
 
 def main(argv=None):
     args, variables = parse_args(argv)
-    if "avatar_images" in variables and not variables["avatar_images"]:
-        print(f"render: avatar_images: no image in {args.images!r} (images/names.regex)", file=sys.stderr)
-        return 2
+    if args.images is not None:
+        try:
+            variables["avatar_manifest"] = read_manifest(args.images).text
+        except ManifestError as e:
+            print(f"render: --images: {e}", file=sys.stderr)
+            return 2
     try:
         text = render(variables)
     except jinja2.UndefinedError as e:

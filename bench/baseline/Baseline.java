@@ -1,7 +1,7 @@
 // Baseline 3 of the benchmark: the original design of the random avatar, written with the JDK's
 // built-in com.sun.net.httpserver and its default executor (handlers run on the dispatcher thread).
 // Same behaviour as the sidecar for GET /: 302 to a random image of the images directory (the files
-// whose whole name matches NAME_RULE, the rule of images/names.regex, which the harness passes),
+// whose whole name matches NAME_RULE, the legacy names of images/manifest.tsv, which the harness passes),
 // empty body, Cache-Control: no-store. Anything else: 404.
 // The harness compiles it with javac into a temp dir and runs it with -Xmx8m -Xss256k
 // (single-file source launch would put the compiler into the measured memory and start-up).

@@ -10,7 +10,9 @@ import time
 from pathlib import Path
 
 from foxavatar import loopback
-from foxavatar.imageset import NAME_RE, image_names
+import re
+
+from foxavatar.imageset import ManifestError, read_manifest
 
 from .load import Target
 from .machine import php_fpm_bin
@@ -24,8 +26,13 @@ class Workspace:
 
     def __init__(self):
         self.images = Path(IMAGES).resolve()
-        if not image_names(self.images):
-            die(f"BENCH_IMAGES: no images in {self.images} (run `make images`)")
+        try:
+            self.manifest = read_manifest(self.images)
+        except ManifestError as e:
+            die(f"BENCH_IMAGES: {e} (run `make images`)")
+        # The baselines (the blog's PHP and 33-line Java) pick among the files whose whole name
+        # matches a rule: the manifest's legacy names, the files they served.
+        self.baseline_rule = "|".join(re.escape(e.path) for e in self.manifest.legacy)
         if not JAR.is_file():
             die(f"{JAR} missing: run `make build`")
         self.tmp = Path(tempfile.mkdtemp(prefix="fox-bench-"))
@@ -159,7 +166,7 @@ class FullStack(Candidate):
 
 class Baseline(Candidate):
     """Candidate 3: bench/baseline/Baseline.java (the JDK's HttpServer), compiled into the candidate's dir,
-    run with -Xmx8m -Xss256k, given the image-name rule of images/names.regex."""
+    run with -Xmx8m -Xss256k, given the legacy names of the manifest as its image-name rule."""
     key, name = "baseline", "Baseline: JDK HttpServer, default executor, -Xmx8m -Xss256k"
 
     def __init__(self, ws):
@@ -171,7 +178,7 @@ class Baseline(Candidate):
 
     def start_procs(self):
         return [spawn(["java", "-Xmx8m", "-Xss256k", "-cp", str(self.classes), "Baseline",
-                       str(self.ws.images), str(self.port), HOST, NAME_RE.pattern], self.dir / "java.log")]
+                       str(self.ws.images), str(self.port), HOST, self.ws.baseline_rule], self.dir / "java.log")]
 
 
 def nginx_proc(d, conf):
@@ -259,7 +266,7 @@ listen.mode = 0666
 pm = static
 pm.max_children = 5
 env[AVATAR_IMAGES] = {ws.images}
-env[AVATAR_NAME_RULE] = "{NAME_RE.pattern}"
+env[AVATAR_NAME_RULE] = "{ws.baseline_rule}"
 """)
         self.conf = loopback.nginx_prefix(self.dir, {"site.conf": f"""# Written by bench/foxbench/candidates.py: Nginx in front of php-fpm (candidate 5).
 server {{

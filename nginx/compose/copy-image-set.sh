@@ -1,13 +1,22 @@
 #!/bin/bash
 # copy-image-set.sh SRC DEST: copy the image set of SRC into DEST, the one step both compose image
 # builds (app/Dockerfile, nginx/Dockerfile) take, so both images ship the same files.
-# The image set: the regular files directly in SRC whose whole name matches the rule of
-# SRC/names.regex (its one non-comment line; that file owns the rule). None is an error.
+# The image set: SRC/manifest.tsv (made by `make images`; it owns the set) and every file its
+# "image" and "legacy" lines list (column 2, a path relative to SRC). A missing manifest, a path
+# that is not plain and relative, or a listed file that is missing is an error.
 set -euo pipefail
 src=$1 dest=$2
-rule=$(grep -v -e '^#' -e '^[[:space:]]*$' "$src/names.regex")
+manifest=$src/manifest.tsv
+[[ -f $manifest ]] || { echo "copy-image-set: $manifest missing (run: make images)" >&2; exit 1; }
+paths=$(awk -F'\t' '$1 == "image" || $1 == "legacy" { print $2 }' "$manifest")
+[[ -n $paths ]] || { echo "copy-image-set: $manifest lists no file" >&2; exit 1; }
 mkdir -p "$dest"
-names=$(find "$src" -maxdepth 1 -type f -printf '%f\n' | grep -Ex -- "$rule" | sort) \
-  || { echo "copy-image-set: no file of $src matches $src/names.regex" >&2; exit 1; }
-while read -r name; do cp -p -- "$src/$name" "$dest/"; done <<<"$names"
-echo "copy-image-set: $(wc -l <<<"$names") images"
+cp -p -- "$manifest" "$dest/"
+while read -r path; do
+  [[ $path =~ ^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$ && $path != *..* ]] \
+    || { echo "copy-image-set: $manifest: not a plain relative path: '$path'" >&2; exit 1; }
+  [[ -f $src/$path ]] || { echo "copy-image-set: $src/$path listed in the manifest but missing" >&2; exit 1; }
+  mkdir -p "$dest/$(dirname "$path")"
+  cp -p -- "$src/$path" "$dest/$path"
+done <<<"$paths"
+echo "copy-image-set: $(wc -l <<<"$paths") files"

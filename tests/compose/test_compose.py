@@ -20,12 +20,15 @@ import uuid
 import pytest
 import requests
 
-from foxavatar.imageset import image_names
+from foxavatar.imageset import MANIFEST, read_manifest
 from stack.stacks import load_renderer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-IMAGES = image_names(os.path.join(ROOT, "images"))
-IMAGE_LOCATIONS = {f"/{name}" for name in IMAGES}   # the Location of every avatar redirect
+MANIFEST_OF_IMAGES = read_manifest(os.path.join(ROOT, "images"))
+# What both images must hold: the manifest and every file it lists.
+IMAGE_SET = [MANIFEST] + MANIFEST_OF_IMAGES.paths()
+IMAGE_LOCATIONS = {f"/{e.path}" for e in MANIFEST_OF_IMAGES.images}   # the Location of every avatar redirect
+LEGACY_IMAGE = MANIFEST_OF_IMAGES.legacy[0].path   # Cache-Control from AVATAR_IMAGES_MAX_AGE
 RUNTIME_CONF = "/run/nginx/fox-avatar.runtime.conf"
 SITE_CONF = "/etc/nginx/conf.d/fox-avatar.conf"
 NEEDED = ("COMPOSE_PROJECT_NAME", "COMPOSE_FILE", "AVATAR_HTTPS_PORT", "AVATAR_CA")
@@ -112,7 +115,7 @@ def wait_for(what, predicate, timeout=60, interval=0.5):
 
 
 def image_response():
-    return requests.get(https_url(f"/{IMAGES[0]}"), verify=os.environ["AVATAR_CA"], timeout=5)
+    return requests.get(https_url(f"/{LEGACY_IMAGE}"), verify=os.environ["AVATAR_CA"], timeout=5)
 
 
 def upstream_block(text):
@@ -140,11 +143,12 @@ def recreate(*services, env_file=None, **settings):
 
 def test_both_images_ship_exactly_the_image_set_byte_for_byte():
     want = {}
-    for name in IMAGES:
+    for name in IMAGE_SET:
         with open(os.path.join(ROOT, "images", name), "rb") as f:
             want[name] = hashlib.sha256(f.read()).hexdigest()
     for service, directory in (("app", "/opt/avatar/images"), ("nginx", "/srv/fox-avatar/images")):
-        out = compose("exec", "-T", service, "bash", "-c", f"cd {directory} && sha256sum -- *").stdout
+        out = compose("exec", "-T", service, "bash", "-c",
+                      f"cd {directory} && find . -type f -printf '%P\\0' | xargs -0 sha256sum --").stdout
         shipped = {name: digest for digest, name in (line.split(None, 1) for line in out.splitlines())}
         assert shipped == want, f"{service}: {directory} is not the image set of images/"
 
@@ -181,7 +185,7 @@ def test_generated_upstream_is_the_templates_upstream_for_app_port():
     runtime = compose("exec", "-T", "nginx", "cat", RUNTIME_CONF).stdout
     rendered = load_renderer()({
         "avatar_server_name": "x", "avatar_tls_certificate": "/c", "avatar_tls_certificate_key": "/k",
-        "avatar_images_root": "/r", "avatar_images": IMAGES,
+        "avatar_images_root": "/r", "avatar_manifest": MANIFEST_OF_IMAGES.text,
         "avatar_upstream_servers": [f"app:{port}"]})
     assert upstream_block(runtime) == upstream_block(rendered)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from foxavatar.imageset import image_names
+from foxavatar.imageset import read_manifest
 from stack.stacks import load_renderer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,7 +103,7 @@ def test_compose_default_equals_the_playbook_default(setting):
 def test_compose_defaults_equal_the_templates_own_defaults():
     text = load_renderer()({
         "avatar_server_name": "x", "avatar_tls_certificate": "/c", "avatar_tls_certificate_key": "/k",
-        "avatar_images_root": "/r", "avatar_images": image_names(ROOT / "images")})
+        "avatar_images_root": "/r", "avatar_manifest": read_manifest(ROOT / "images").text})
     max_age = re.search(r"set \$avatar_images_max_age (\d+);", text).group(1)
     app_port = re.search(r"^\s*server 127\.0\.0\.1:(\d+);", text, re.M).group(1)
     defaults = compose_defaults()

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from foxavatar.imageset import image_names
+from foxavatar.imageset import read_manifest
 from stack.stacks import free_ports
 
 IMAGES_PER_PAGE = 8
@@ -161,15 +161,18 @@ def load(driver, stack, url=None):
 
 def rendered_foxes(driver, stack, got):
     """Check every <img> shows the fox its redirect named: decoded at 256x256
-    or more, and its on-screen pixels closer to that file than to any other."""
+    or more, and its on-screen pixels closer to that fox (its legacy 256 px PNG)
+    than to any other."""
     from PIL import Image, ImageChops, ImageStat
 
     def flat(img):
         img = img.convert("RGBA")
         white = Image.new("RGBA", img.size, (255, 255, 255, 255))
         return Image.alpha_composite(white, img).convert("RGB")
-    originals = {n: flat(Image.open(stack.images_dir / n)) for n in image_names(stack.images_dir)}
+    manifest = read_manifest(stack.images_dir)
+    originals = {e.fox: flat(Image.open(stack.images_dir / e.path)) for e in manifest.legacy}
     for index, (name, _) in got.items():
+        fox = manifest.entry(name).fox
         el = driver.find_element("id", f"fox{index}")
         w, h = driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", el)
         assert w >= 256 and h >= 256, f"fox{index}: natural size {w}x{h}"
@@ -181,7 +184,7 @@ def rendered_foxes(driver, stack, got):
             s = shot if shot.size == o.size else shot.resize(o.size)
             return sum(ImageStat.Stat(ImageChops.difference(s, o)).mean)
         best = min(originals, key=distance)
-        assert best == name, f"fox{index}: redirected to {name}, but looks like {best}"
+        assert best == fox, f"fox{index}: redirected to {name} (fox {fox}), but looks like fox {best}"
 
 
 def test_browser_shows_foxes_picks_new_ones_on_reload_and_caches_images(stack, browser, page_url):
@@ -209,7 +212,7 @@ def test_browser_shows_foxes_picks_new_ones_on_reload_and_caches_images(stack, b
 
     if stack.kind == "loopback":   # Nginx saw exactly the browser's network fetches
         lines = [l for l in stack.access_log().splitlines() if "HeadlessChrome" in l]
-        served = [l for l in lines if re.search(r'"GET /[^ ?]+\.png HTTP/[\d.]+" (200|304) ', l)]
+        served = [l for l in lines if re.search(r'"GET /[^ ?]+\.(png|webp|avif) HTTP/[\d.]+" (200|304) ', l)]
         network = [(n, name) for n, got in enumerate(loads) for name, how in got.values() if how == "network"]
         # Parallel duplicates within a load may share one fetch (cache lock).
         assert len(set(network)) <= len(served) <= len(network), (network, served)

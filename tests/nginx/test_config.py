@@ -10,16 +10,31 @@ from pathlib import Path
 import pytest
 
 from stack.client import get
-from foxavatar.imageset import image_names
+from foxavatar.imageset import read_manifest
 from stack.stacks import NGINX_DIR, REPO, load_renderer
 
 RENDER = NGINX_DIR / "render.py"
+
+
+def small_manifest(foxes=2, sizes=(32, 64), formats=("avif", "webp", "png")):
+    """A manifest in images/manifest.tsv's format, for a small made-up set."""
+    real = (REPO / "images" / "manifest.tsv").read_text().splitlines()
+    lines = [line for line in real if line.startswith(("format\t", "keyed\t"))]
+    lines = [line for line in lines if line.split("\t")[1] in formats or line.startswith("keyed")]
+    for fox in range(1, foxes + 1):
+        for size in sizes:
+            for fmt in formats:
+                lines.append(f"image\ta/Renard-{fox}-{size}.{fox:05d}{size:05d}.{fmt}\t{fox}\t{size}\t{fmt}")
+        lines.append(f"legacy\tRenard-{fox}.png\t{fox}\t{max(sizes)}\tpng")
+    return "# a small set for the tests\n" + "\n".join(lines) + "\n"
+
+
 REQUIRED = {
     "avatar_server_name": "avatar.example.org",
     "avatar_tls_certificate": "/etc/ssl/fullchain.pem",
     "avatar_tls_certificate_key": "/etc/ssl/privkey.pem",
     "avatar_images_root": "/srv/fox-avatar/images",
-    "avatar_images": ["Renard-1.png", "Renard-2.png"],
+    "avatar_manifest": small_manifest(),
 }
 
 
@@ -79,7 +94,7 @@ def test_template_takes_the_upstream_servers_from_a_pool_directory_when_given_on
 
 
 def test_render_names_a_missing_variable_in_one_line():
-    args = [f"{k}={v}" for k, v in REQUIRED.items() if k not in ("avatar_images_root", "avatar_images")]
+    args = [f"{k}={v}" for k, v in REQUIRED.items() if k not in ("avatar_images_root", "avatar_manifest")]
     out = subprocess.run([sys.executable, str(RENDER), "--images", str(REPO / "images"), *args],
                          capture_output=True, text=True)
     assert out.returncode == 2
@@ -93,38 +108,52 @@ def test_committed_renderings_are_current():
     for values in NGINX_DIR.rglob("*.json"):
         conf = values.with_suffix(".conf")
         if conf.exists():
-            expected = render({**json.loads(values.read_text()), "avatar_images": image_names(REPO / "images")})
+            expected = render({**json.loads(values.read_text()), "avatar_manifest": read_manifest(REPO / "images").text})
             assert conf.read_text() == expected, f"{conf} is stale: nginx/render.py {values} -o {conf}"
 
 
-# --- the image map and the fallback, rendered from the image set -------------------
+# --- the image map and the fallback, rendered from the manifest ----------------------
 
 def run_render(*args):
     return subprocess.run([sys.executable, str(RENDER), *args,
-                           *(f"{k}={v}" for k, v in REQUIRED.items() if k != "avatar_images")],
+                           *(f"{k}={v}" for k, v in REQUIRED.items() if k != "avatar_manifest")],
                           capture_output=True, text=True)
 
 
-def test_served_uris_and_fallback_are_exactly_the_image_set(tmp_path):
-    good = ["Renard-1.png", "b.jpg", "c.jpeg", "d.gif", "e.webp", "x_y-z.1.png", "Z9.png"]
-    for name in good:
-        (tmp_path / name).write_bytes(b"x")
-    for name in [".hidden.png", "-dash.png", "UPPER.PNG", "a.txt", "a.png.bak", "a b.png", "é.png", "x.py"]:
-        (tmp_path / name).write_bytes(b"x")
-    (tmp_path / "dir.png").mkdir()
+def image_dir(tmp_path, text):
+    (tmp_path / "manifest.tsv").write_text(text)
+    (tmp_path / "a").mkdir()
+    for path in read_manifest(tmp_path, check_files=False).paths():
+        (tmp_path / path).write_bytes(b"x")
+    (tmp_path / "draw.py").write_bytes(b"x")
+    return tmp_path
+
+
+def test_served_uris_and_fallback_answers_are_exactly_the_manifests(tmp_path):
+    m = read_manifest(image_dir(tmp_path, small_manifest(foxes=3, sizes=(32, 64, 128))))
     out = run_render("--images", str(tmp_path))
     assert out.returncode == 0, out.stderr
-    served = re.findall(r"^\s+/(\S+) 1;$", out.stdout, re.M)
-    entries = re.findall(r"^\s*([\d.]+%|\*)\s+(\S+);$", out.stdout, re.M)
-    assert sorted(served) == sorted(good)
-    assert sorted(n for _, n in entries) == sorted(good)
-    shares = [float(s[:-1]) for s, _ in entries if s != "*"]
-    assert entries[-1][0] == "*" and len(set(shares)) == 1 and sum(shares) < 100
+    served = dict(re.findall(r"^\s+/(\S+) (image|legacy);$", out.stdout, re.M))
+    assert served == {e.path: e.kind for e in m.images + m.legacy}
+    fallback = dict(re.findall(r'^\s+"(\d+ \d+ \w+)" /(\S+);$', out.stdout, re.M))
+    assert fallback == {f"{e.fox} {e.size} {e.fmt}": e.path for e in m.images}
+    for variable in ("avatar_keyed_fox", "avatar_random_fox"):
+        block = re.search(r'^split_clients "\S+" \$' + variable + r" \{\n(.*?)^\}", out.stdout, re.S | re.M).group(1)
+        entries = re.findall(r"^\s*([\d.]+%|\*)\s+(\S+);$", block, re.M)
+        assert [int(fox) for _, fox in entries] == m.foxes
+        shares = [float(s[:-1]) for s, _ in entries if s != "*"]
+        assert entries[-1][0] == "*" and len(set(shares)) == 1 and sum(shares) < 100
+    sizes = dict(re.findall(r"^\s+(\d+) (\d+);$", out.stdout, re.M))
+    assert {int(n): int(s) for n, s in sizes.items()} == {n: next(s for s in m.sizes if s >= n) for n in range(129)}
 
 
-def test_render_refuses_an_empty_image_set_in_one_line(tmp_path):
+def test_render_refuses_a_missing_manifest_or_file_in_one_line(tmp_path):
     out = run_render("--images", str(tmp_path))
-    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "avatar_images" in out.stderr
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "--images" in out.stderr, out.stderr
+    image_dir(tmp_path, small_manifest())
+    (tmp_path / "a" / "Renard-2-64.0000200064.webp").unlink()
+    out = run_render("--images", str(tmp_path))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "missing" in out.stderr, out.stderr
 
 
 # --- behaviour visible only from inside ---------------------------------------------

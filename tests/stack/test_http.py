@@ -6,36 +6,11 @@ import shutil
 import ssl
 import subprocess
 import time
-from urllib.parse import urlsplit
 
 import pytest
 
 from stack.client import get, raw, request, tls_context, tls_socket
-from foxavatar.imageset import image_names
-
-WEEK = 7 * 24 * 3600
-TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg",
-         "gif": "image/gif", "webp": "image/webp"}
-
-
-@pytest.fixture(scope="module")
-def images(stack):
-    names = set(image_names(stack.images_dir))
-    assert names, f"no images in {stack.images_dir}"
-    return names
-
-
-def redirect_target(stack, response):
-    """The image name a 302 from the avatar URL points to (relative Location,
-    or absolute on the stack's own origin when the sidecar has a base URL)."""
-    location = response.header("Location")
-    assert location, "302 without Location"
-    parts = urlsplit(location)
-    if parts.scheme:
-        assert f"{parts.scheme}://{parts.netloc}" == stack.https_origin(), location
-    assert not parts.query and not parts.fragment, location
-    assert re.fullmatch(r"/[^/]+", parts.path), location
-    return parts.path[1:]
+from stack.images import assert_served_image, manifest, redirect_entry  # noqa: F401 (fixture)
 
 
 def by_fallback(response):
@@ -55,55 +30,45 @@ def assert_security_headers(r, https=True):
     assert r.headers.get("x-content-type-options") == ["nosniff"], f"{r.status}: {r.headers}"
 
 
-def assert_cacheable_image(stack, name, r):
-    assert r.status == 200, (name, r.status)
-    assert r.header("Content-Type") == TYPES[name.rsplit(".", 1)[1]]
-    cc = r.header("Cache-Control")
-    m = re.fullmatch(r"public, max-age=(\d+)", cc or "")
-    assert m and int(m.group(1)) >= WEEK, f"Cache-Control: {cc}"
-    assert r.header("ETag") and r.header("Last-Modified")
-    assert r.header("Access-Control-Allow-Origin") == "*"
-    assert r.body == (stack.images_dir / name).read_bytes(), f"{name}: not the file's bytes"
-    assert_security_headers(r)
-
-
 # --- the avatar URL -----------------------------------------------------------
 
-def test_avatar_url_redirects_to_a_random_existing_fox(stack, images):
+def test_avatar_url_redirects_to_a_random_fox_at_the_default_size_as_png(stack, manifest):
     seen = []
     for _ in range(40):
         r = get(stack, "/")
         assert r.status == 302, r
         assert r.header("Cache-Control") == "no-store"
+        assert r.header("Vary") == "Accept"
         assert not by_fallback(r), "the sidecar should be answering"
-        seen.append(redirect_target(stack, r))
+        e = redirect_entry(stack, manifest, r)
+        assert (e.size, e.fmt) == (manifest.default_size, "png"), e
+        seen.append(e.fox)
         assert_security_headers(r)
-    assert set(seen) <= images, set(seen) - images
-    assert len(set(seen)) > 5, f"40 redirects, only {sorted(set(seen))}"
+    assert len(set(seen)) > 5, f"40 redirects, only foxes {sorted(set(seen))}"
 
 
-def test_each_redirect_lands_on_an_image_served_with_caching_headers(stack, images):
-    targets = {redirect_target(stack, get(stack, "/")) for _ in range(30)}
-    for name in sorted(targets):
-        assert_cacheable_image(stack, name, get(stack, f"/{name}"))
+def test_each_redirect_lands_on_an_image_served_with_caching_headers(stack, manifest):
+    targets = {redirect_entry(stack, manifest, get(stack, "/")).path for _ in range(30)}
+    for path in sorted(targets):
+        assert_served_image(stack, manifest, path, get(stack, f"/{path}"))
 
 
-def test_every_image_is_served_with_caching_headers(stack, images):
-    for name in sorted(images):
-        assert_cacheable_image(stack, name, get(stack, f"/{name}"))
+def test_every_file_of_the_manifest_is_served_with_its_type_size_and_caching(stack, manifest):
+    for path in manifest.paths():
+        assert_served_image(stack, manifest, path, get(stack, f"/{path}"))
 
 
-@pytest.mark.parametrize("path", ["/?size=64", "/?a=1&b=%2e%2e%2f&c", "/?"])
-def test_query_string_on_avatar_url_is_fine(stack, images, path):
+@pytest.mark.parametrize("path", ["/?size=64", "/?a=1&b=%2e%2e%2f&c", "/?", "/?u=", "/?s=&size="])
+def test_query_string_on_avatar_url_is_fine(stack, manifest, path):
     r = get(stack, path)
     assert r.status == 302 and r.header("Cache-Control") == "no-store"
-    assert redirect_target(stack, r) in images
+    redirect_entry(stack, manifest, r)
 
 
-def test_head_on_avatar_url_redirects_without_body(stack, images):
+def test_head_on_avatar_url_redirects_without_body(stack, manifest):
     r = request(stack, "HEAD", "/")
     assert r.status == 302 and r.body == b""
-    assert redirect_target(stack, r) in images
+    redirect_entry(stack, manifest, r)
 
 
 def test_other_methods_get_the_sidecars_405(stack):
@@ -116,8 +81,8 @@ def test_other_methods_get_the_sidecars_405(stack):
 
 # --- images -----------------------------------------------------------------------
 
-def test_image_revalidation_with_etag_costs_a_304(stack, images):
-    name = sorted(images)[0]
+def test_image_revalidation_with_etag_costs_a_304(stack, manifest):
+    name = manifest.paths()[0]
     first = get(stack, f"/{name}")
     r = get(stack, f"/{name}", headers={"If-None-Match": first.header("ETag")})
     assert r.status == 304 and r.body == b""
@@ -126,24 +91,25 @@ def test_image_revalidation_with_etag_costs_a_304(stack, images):
     assert_security_headers(r)
 
 
-def test_image_revalidation_with_last_modified_costs_a_304(stack, images):
-    name = sorted(images)[-1]
+def test_image_revalidation_with_last_modified_costs_a_304(stack, manifest):
+    name = manifest.paths()[-1]
     first = get(stack, f"/{name}")
     r = get(stack, f"/{name}", headers={"If-Modified-Since": first.header("Last-Modified")})
     assert r.status == 304 and r.body == b""
     assert_security_headers(r)
 
 
-def test_changed_etag_gets_the_full_image(stack, images):
-    name = sorted(images)[0]
+def test_changed_etag_gets_the_full_image(stack, manifest):
+    name = manifest.paths()[0]
     r = get(stack, f"/{name}", headers={"If-None-Match": '"not-the-etag"'})
-    assert_cacheable_image(stack, name, r)
+    assert_served_image(stack, manifest, name, r)
 
 
 @pytest.mark.parametrize("path", [
     "/Renard-999.png", "/nope.png", "/Renard-1.PNG", "/Renard-1.png.bak", "/Renard-1",
     "/.Renard-1.png", "/-x.png", "/images/Renard-1.png", "/Renard-1.png/", "/healthz",
     "/draw.py", "/draw.sh", "/contact-sheet.py", "/index.html", "/images/", "/.well-known/acme-challenge/x",
+    "/manifest.tsv", "/a/", "/a", "/a/Renard-1-64.png", "/a/Renard-1-64.0000000000.png", "/drawing/fox.py",
 ])
 def test_unknown_paths_are_nginx_404_never_java(stack, path):
     r = get(stack, path)
@@ -218,8 +184,8 @@ def test_http2_request_gets_the_redirect(stack):
 
 # --- headers on everything ------------------------------------------------------
 
-def test_hsts_and_nosniff_on_every_https_response(stack, images):
-    name = sorted(images)[0]
+def test_hsts_and_nosniff_on_every_https_response(stack, manifest):
+    name = manifest.paths()[0]
     etag = get(stack, f"/{name}").header("ETag")
     responses = {
         302: get(stack, "/"),
@@ -263,6 +229,9 @@ TRAVERSALS = [
     b"/../nginx/fox-avatar/tls.conf",
     b"/..%2fapp%2fjvm.options",
     b"/..%2fREADME.md",
+    b"/a/../manifest.tsv",
+    b"/a/..%2fmanifest.tsv",
+    b"/a/%2e%2e/Renard-1.png",
     b"http://evil/../../etc/passwd",
     b"http://evil/%2e%2e/%2e%2e/etc/passwd",
     b"https://evil/../Renard-1.png",
@@ -272,14 +241,14 @@ TRAVERSALS = [
 
 @pytest.mark.parametrize("https", [True, False], ids=["https", "http"])
 @pytest.mark.parametrize("target", TRAVERSALS, ids=lambda t: t.decode("latin-1").encode("unicode_escape").decode())
-def test_traversal_attempts_never_escape_the_images_root(stack, images, target, https):
+def test_traversal_attempts_never_escape_the_images_root(stack, manifest, target, https):
     r = raw(stack, b"GET " + target + b" HTTP/1.1\r\nHost: " + stack.host.encode()
             + b"\r\nConnection: close\r\n\r\n", https=https)
     assert r.status != 0, "no HTTP response"
     assert r.status < 500, r.status
     assert b"root:" not in r.body and b"ssl_" not in r.body and b"-Xmx" not in r.body
     if r.status == 200:   # only ever a real image, byte for byte
-        assert any(r.body == (stack.images_dir / n).read_bytes() for n in images), r.body[:200]
+        assert any(r.body == (stack.images_dir / n).read_bytes() for n in manifest.paths()), r.body[:200]
     if https:
         assert r.status in (200, 302, 400, 404, 405), r.status
         assert_security_headers(r)
@@ -289,7 +258,7 @@ def test_traversal_attempts_never_escape_the_images_root(stack, images, target, 
 
 # --- the fallback (keep last: it stops the Java service) ---------------------------
 
-def test_fallback_answers_while_the_sidecar_is_stopped_and_it_takes_over_again(stack, images):
+def test_fallback_answers_while_the_sidecar_is_stopped_and_it_takes_over_again(stack, manifest):
     log_before = stack.fallback_log()
     stack.stop_app()
     try:
@@ -300,11 +269,10 @@ def test_fallback_answers_while_the_sidecar_is_stopped_and_it_takes_over_again(s
             assert by_fallback(r), "a 302 while the sidecar is stopped must be Nginx's"
             assert r.header("Cache-Control") == "no-store"
             assert_security_headers(r)
-            picks.append(redirect_target(stack, r))
-        assert set(picks) <= images
-        assert len(set(picks)) > 5, f"fallback not random: {sorted(set(picks))}"
-        for name in set(picks):
-            assert get(stack, f"/{name}").status == 200
+            picks.append(redirect_entry(stack, manifest, r))
+        assert len({e.fox for e in picks}) > 5, f"fallback not random: {sorted({e.fox for e in picks})}"
+        for e in set(picks):
+            assert get(stack, f"/{e.path}").status == 200
         log_during = stack.fallback_log()
         if log_before is not None:
             new = log_during[len(log_before):]
@@ -322,6 +290,6 @@ def test_fallback_answers_while_the_sidecar_is_stopped_and_it_takes_over_again(s
     for _ in range(10):
         r = get(stack, "/?after=restart")
         assert r.status == 302 and not by_fallback(r)
-        assert redirect_target(stack, r) in images
+        redirect_entry(stack, manifest, r)
     if log_before is not None:
         assert "?after=restart" not in stack.fallback_log()

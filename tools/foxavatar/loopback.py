@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from foxavatar.imageset import image_names
+from foxavatar.imageset import read_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 JAR = REPO / "app" / "target" / "avatar.jar"
@@ -189,7 +189,7 @@ def site_variables(host, http_port, https_port, app_port, cert, key, logs, acme_
         "avatar_tls_certificate_key": str(key),
         "avatar_upstream_servers": [f"127.0.0.1:{app_port}"],
         "avatar_images_root": str(images_dir),
-        "avatar_images": image_names(images_dir),
+        "avatar_manifest": read_manifest(images_dir).text,
         "avatar_acme_webroot": str(acme_webroot),
         "avatar_access_log": str(Path(logs) / "access.log"),
         "avatar_fallback_log": str(Path(logs) / "fallback.log"),
@@ -213,7 +213,8 @@ def wait_for_port(port, proc, what, log, timeout=15):
 class LoopbackStack:
     kind = "loopback"
 
-    def __init__(self):
+    def __init__(self, images_dir=REPO / "images"):
+        self.images_dir = Path(images_dir)
         self.nginx = find_nginx()
         if not self.nginx:
             raise Unavailable("nginx is not installed (tests/nginx/run.sh and bench/run.sh install it)")
@@ -242,7 +243,6 @@ class LoopbackStack:
         self.logs = tmp / "logs"
         self.acme_webroot = tmp / "acme"
         self.acme_webroot.mkdir()
-        self.images_dir = REPO / "images"
         certs = make_certs(tmp, self.host)
         self.ca_file = str(certs["ca"])
         self.conf_dir = tmp / "conf"

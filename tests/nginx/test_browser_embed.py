@@ -1,0 +1,101 @@
+"""A real browser embedding avatars the way a comment thread does (README "The avatar URL"):
+<img src="…/?s=64&u=KEY" srcset="…/?s=128&u=KEY 2x" width="64">. Headless Debian Chromium (the
+fixtures of test_browser.py). Each avatar must arrive as 64 px AVIF or WebP in at most 2 KB, and on
+reload come from the browser's cache without a request: keyed redirects are cacheable, images immutable.
+
+FOX_AVATAR_SCREENSHOT=PATH also saves the page as PNG (docs/embed.png in the README is made so:
+FOX_AVATAR_SCREENSHOT=$PWD/docs/embed.png CI=true tests/nginx/run.sh -k embed)."""
+import functools
+import http.server
+import os
+import threading
+
+import pytest
+
+from stack.stacks import free_ports
+from test_browser import _QuietHandler, browser, network_events, wait_for_images  # noqa: F401 (fixture)
+
+SIZE = 64
+MAX_BYTES = 2048
+PEOPLE = ["Ada", "Grace", "Linus", "Margaret", "Ken", "Barbara"]
+
+
+def avatar_url(stack, size, name):
+    return f"{stack.https_origin()}/?s={size}&u={name.lower()}%40example.org"
+
+
+@pytest.fixture(scope="module")
+def embed_url(stack, tmp_path_factory):
+    root = tmp_path_factory.mktemp("embed")
+    comments = "\n".join(
+        f'<div class="c"><img id="a{i}" alt="{n}" width="{SIZE}" height="{SIZE}" '
+        f'src="{avatar_url(stack, SIZE, n)}" srcset="{avatar_url(stack, 2 * SIZE, n)} 2x">'
+        f'<p><b>{n}</b><br>Same key, same fox: this avatar follows {n} everywhere.</p></div>'
+        for i, n in enumerate(PEOPLE))
+    (root / "embed.html").write_text(
+        "<!doctype html>\n<html><head><title>comments</title><style>"
+        "body{margin:16px;font:15px/1.4 sans-serif;background:#fafafa;width:560px}"
+        ".c{display:flex;gap:12px;align-items:center;margin:0 0 12px}.c p{margin:0}"
+        "img{border-radius:50%}</style></head><body>\n" + comments + "\n</body></html>\n")
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_ports(1)[0]), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/embed.html"
+    server.shutdown()
+    server.server_close()
+
+
+def avatar_requests(driver, stack):
+    """{avatar URL: {"image": final URL, "mime", "bytes", "cached": bool}} from this load's events."""
+    origin = stack.https_origin()
+    by_id, out = {}, {}
+    for ev in network_events(driver):
+        method, p = ev.get("method"), ev.get("params", {})
+        rid = p.get("requestId")
+        if method == "Network.requestWillBeSent":
+            url = p["request"]["url"]
+            if url.startswith(origin + "/?"):
+                by_id[rid] = out.setdefault(url, {"image": None, "cached": False})
+            elif rid in by_id:
+                by_id[rid]["image"] = url
+        elif rid in by_id and method == "Network.requestServedFromCache":
+            by_id[rid]["cached"] = True
+        elif rid in by_id and method == "Network.responseReceived":
+            r = p["response"]
+            by_id[rid].update(mime=r.get("mimeType"), status=r.get("status"))
+            if r.get("fromDiskCache") or r.get("fromMemoryCache"):
+                by_id[rid]["cached"] = True
+        elif rid in by_id and method == "Network.loadingFinished":
+            by_id[rid]["bytes"] = p.get("encodedDataLength")
+    return out
+
+
+def test_embedded_avatars_are_small_modern_and_cached_without_a_request(stack, browser, embed_url):
+    browser.get_log("performance")
+    browser.get(embed_url)
+    wait_for_images(browser)
+    first = avatar_requests(browser, stack)
+    assert sorted(first) == sorted(avatar_url(stack, SIZE, n) for n in PEOPLE), sorted(first)
+    for url, got in first.items():
+        assert got["status"] == 200 and got["image"], (url, got)
+        assert got["mime"] in ("image/avif", "image/webp"), (url, got)
+        assert 0 < got["bytes"] <= MAX_BYTES, f"{url}: {got['bytes']} bytes on the wire"
+    for i, name in enumerate(PEOPLE):
+        w, h, ok = browser.execute_script(
+            "const i = arguments[0]; return [i.naturalWidth, i.naturalHeight, i.complete && i.naturalWidth > 0]",
+            browser.find_element("id", f"a{i}"))
+        assert (w, h, ok) == (SIZE, SIZE, True), f"{name}: natural size {w}x{h}"
+
+    if os.environ.get("FOX_AVATAR_SCREENSHOT"):
+        browser.save_screenshot(os.environ["FOX_AVATAR_SCREENSHOT"])
+
+    log_before = stack.access_log() if stack.kind == "loopback" else None
+    browser.get_log("performance")
+    browser.refresh()
+    wait_for_images(browser)
+    again = avatar_requests(browser, stack)
+    for url, got in again.items():
+        assert got["cached"], f"reload: {url} went to the network: {got}"
+    if log_before is not None:
+        new = stack.access_log()[len(log_before):]
+        assert "/?s=" not in new and "/a/" not in new, f"reload reached Nginx:\n{new}"

@@ -1,0 +1,91 @@
+"""The avatar URL's parameters against any stack (README "The avatar URL"): s/size picks a size of
+the ladder, Accept a format, u a stable fox; every answer is a file the manifest lists and Nginx
+serves; the Nginx fallback (sidecar stopped) gives exactly the sidecar's answers."""
+import time
+
+import pytest
+
+from stack.client import get
+from stack.images import ACCEPT, assert_served_image, manifest, redirect_entry, redirect_target  # noqa: F401 (fixture)
+
+KEY = "0bc83cb571cd1c50ba6f3e8a78ef1346"       # an MD5 of an e-mail address, as Gravatar's d= sends
+
+
+def avatar(stack, query, accept=None):
+    r = get(stack, "/" + query, headers={"Accept": accept} if accept else {})
+    assert r.status == 302, (query, r.status)
+    assert r.header("Vary") == "Accept", (query, r.headers)
+    return r
+
+
+def by_fallback(r):
+    return b"<html>" in r.body
+
+
+@pytest.mark.parametrize("fmt", ["avif", "webp", "png"])
+def test_every_size_in_every_format_redirects_to_a_file_served_at_that_size(stack, manifest, fmt):
+    accept = {"avif": "image/avif,image/webp,*/*", "webp": "image/webp,*/*", "png": "*/*"}[fmt]
+    for size in manifest.sizes:
+        e = redirect_entry(stack, manifest, avatar(stack, f"?s={size}", accept))
+        assert (e.size, e.fmt) == (size, fmt), (size, e)
+        assert_served_image(stack, manifest, e.path, get(stack, "/" + e.path))
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("?s=64", 64), ("?size=64", 64), ("?S=64", 64), ("?s=50", 64), ("?s=1", 32), ("?s=0", 32),
+    ("?s=0064", 64), ("?s=257", 256), ("?s=99999999999999999999", 256), ("?s=", 256),
+    ("?s=-5", 256), ("?s=64px", 256), ("?s=6.4", 256), ("?s=%36%34", 256), ("?s", 256),
+    ("?s=64&s=128", 64), ("?s=&size=48", 48), ("?size=48&s=96", 96), ("?x=1&size=100&y", 128),
+])
+def test_size_parameter_snaps_up_to_the_ladder_and_never_breaks_the_embed(stack, manifest, query, expected):
+    e = redirect_entry(stack, manifest, avatar(stack, query))
+    assert e.size == expected, (query, e)
+
+
+@pytest.mark.parametrize("browser", sorted(ACCEPT))
+def test_format_follows_the_browsers_accept(stack, manifest, browser):
+    accept, fmt = ACCEPT[browser]
+    assert redirect_entry(stack, manifest, avatar(stack, "?s=64", accept)).fmt == fmt
+
+
+def test_a_key_always_gets_the_same_fox_and_may_be_cached(stack, manifest):
+    answers = {avatar(stack, f"?u={KEY}&s=64", ACCEPT["chromium"][0]).header("Location") for _ in range(10)}
+    assert len(answers) == 1, answers
+    r = avatar(stack, f"?u={KEY}&s=64")
+    assert r.header("Cache-Control") == f"public, max-age={manifest.keyed_max_age}"
+    foxes = {redirect_entry(stack, manifest, avatar(stack, f"?u=key-{i}")).fox for i in range(40)}
+    assert len(foxes) > 5, f"40 keys, only foxes {sorted(foxes)}"
+
+
+@pytest.mark.parametrize("key", ["", "x" * 129], ids=["empty", "129-characters"])
+def test_an_unusable_key_is_no_key(stack, manifest, key):
+    r = avatar(stack, f"?u={key}")
+    assert r.header("Cache-Control") == "no-store", key
+
+
+# The corpus both answerers must agree on: keyed (so the fox is fixed), every size rule, every Accept.
+CORPUS = [(f"?u={KEY}{i}&{q}", accept) for i, q in enumerate(
+    ["s=64", "size=100", "s=0", "s=9999", "s=abc", "S=32", "s=&size=48", "x=1"])
+    for accept, _ in ACCEPT.values()] + [(f"?u={k}", None) for k in
+    ["a", "ab", "abc", "abcd", "abcde", "A@b.c", "%41", "~!*()'", "x" * 128]]
+
+
+def test_the_fallback_gives_the_sidecars_answers(stack, manifest):
+    """Keep last in this file: it stops the Java service, then waits for it to take over again."""
+    sidecar = {}
+    for query, accept in CORPUS:
+        r = avatar(stack, query, accept)
+        assert not by_fallback(r), "the sidecar should be answering"
+        sidecar[(query, accept)] = (redirect_target(stack, r), r.header("Cache-Control"))
+    stack.stop_app()
+    try:
+        for query, accept in CORPUS:
+            r = avatar(stack, query, accept)
+            assert by_fallback(r), "a 302 while the sidecar is stopped must be Nginx's"
+            assert (redirect_target(stack, r), r.header("Cache-Control")) == sidecar[(query, accept)], (query, accept)
+    finally:
+        stack.start_app()
+    deadline = time.monotonic() + 30
+    while by_fallback(avatar(stack, "?while=started")):
+        assert time.monotonic() < deadline, "the sidecar did not take over again within 30 s"
+        time.sleep(0.5)
