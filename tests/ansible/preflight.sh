@@ -72,6 +72,7 @@ cases=(
   "names given as a string|fox_avatar_tls_domains|one|{\"fox_avatar_tls_domains\": \"avatar.test\"}"
   "separate app host without an address|fox_avatar_app_address|split|{}"
   "memory limit not a size|fox_avatar_app_memory_max|one|{\"fox_avatar_app_memory_max\": \"lots\"}"
+  "images without a manifest|fox_avatar_app_images_src|one|{\"fox_avatar_app_images_src\": \"$WORK\"}"
 )
 n=0
 for c in "${cases[@]}"; do
