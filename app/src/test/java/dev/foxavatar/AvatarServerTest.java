@@ -284,6 +284,37 @@ class AvatarServerTest {
         assertEquals("no-store", header(send("GET", base.resolve("/?u=" + "k".repeat(129))), "Cache-Control"));
     }
 
+    /** The answer's head to a request sent byte for byte (for what HttpClient would encode first). */
+    private String rawHead(String target) throws IOException {
+        byte[] request = ("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1);
+        return raw(server.port(), request, 4096);
+    }
+
+    @Test
+    void a_key_with_raw_non_ascii_bytes_or_control_characters_is_no_key() throws Exception {
+        start("");
+        // UTF-8 and Latin-1 bytes, and a control character: nginx reads all as no key (or refuses the last).
+        for (String target : List.of("/?u=caf\u00c3\u00a9", "/?u=caf\u00e9", "/?u=a\u0001b")) {
+            String head = rawHead(target);
+            assertTrue(head.startsWith("HTTP/1.1 302 "), target + " -> " + head);
+            assertTrue(head.contains("Cache-Control: no-store\r\n"), target + " -> " + head);
+        }
+    }
+
+    @Test
+    void characters_browsers_send_raw_in_a_query_make_a_key_not_a_400() throws Exception {
+        start("");
+        // WHATWG URL leaves { | } ^ \ ` unencoded in a query (Chromium sends them as they are); nginx's
+        // $arg_u takes them, so the sidecar must too.
+        String key = "{a|b}^\\c`";
+        String head = rawHead("/?s=64&u=" + key);
+        assertTrue(head.startsWith("HTTP/1.1 302 "), head);
+        assertTrue(head.contains("Cache-Control: public, max-age=3600\r\n"), head);
+        int fox = new KeyedFox(FOXES).index(Murmur2.hash(key, 0, key.length())) + 1;
+        assertTrue(head.contains("Location: /a/Renard-" + fox + "-64."), fox + ": " + head);
+    }
+
     @Test
     void location_is_absolute_when_a_base_url_is_set() throws Exception {
         URI base = start("https://cdn.example/foxes");
