@@ -34,6 +34,11 @@ public final class ImageManifest {
     private static final Pattern EXTENSION = Pattern.compile("[a-z0-9]+");
     private static final Pattern MEDIA_TYPE = Pattern.compile("[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*");
     private static final Pattern NUMBER = Pattern.compile("\\d{1,9}");
+    /** Bounds that keep the start-up tables small and nginx's split_clients shares non-zero. */
+    static final int MAX_FOX = 9999;
+    static final int MAX_SIZE = 4096;
+    static final int MAX_AGE = 31_536_000;
+    static final int MAX_KEY_LENGTH = 1024;
     private static final Pattern PATH = Pattern.compile("[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*");
 
     private final List<Format> formats;
@@ -108,14 +113,14 @@ public final class ImageManifest {
                 case "keyed" -> {
                     expect(file, n, f, f.length == 3, "keyed<TAB>max-age<TAB>max key length");
                     check(file, n, keyedLine == 0, "a second keyed line (the first is line " + keyedLine + ")");
-                    maxAge = number(file, n, f[1], "max-age", 0);
-                    maxKey = number(file, n, f[2], "max key length", 1);
+                    maxAge = number(file, n, f[1], "max-age", 0, MAX_AGE);
+                    maxKey = number(file, n, f[2], "max key length", 1, MAX_KEY_LENGTH);
                     keyedLine = n;
                 }
                 case "image", "legacy" -> {
                     expect(file, n, f, f.length == 5, f[0] + "<TAB>path<TAB>fox<TAB>size<TAB>format");
-                    Entry e = new Entry(n, f[1], number(file, n, f[2], "fox", 1), number(file, n, f[3], "size", 1),
-                            f[4]);
+                    Entry e = new Entry(n, f[1], number(file, n, f[2], "fox", 1, MAX_FOX),
+                            number(file, n, f[3], "size", 1, MAX_SIZE), f[4]);
                     checkFile(root, file, n, e.path());
                     check(file, n, paths.add(e.path()), "path " + e.path() + " listed twice");
                     (f[0].equals("image") ? images : legacy).add(e);
@@ -222,9 +227,10 @@ public final class ImageManifest {
         return e.getMessage();
     }
 
-    private static int number(Path file, int n, String text, String what, int min) throws SettingsException {
-        check(file, n, NUMBER.matcher(text).matches() && Integer.parseInt(text) >= min,
-                what + " '" + text + "' is not a whole number from " + min);
+    private static int number(Path file, int n, String text, String what, int min, int max)
+            throws SettingsException {
+        check(file, n, NUMBER.matcher(text).matches() && Integer.parseInt(text) >= min && Integer.parseInt(text) <= max,
+                what + " '" + text + "' is not a whole number from " + min + " to " + max);
         return Integer.parseInt(text);
     }
 

@@ -7,22 +7,22 @@ package dev.foxavatar;
 final class SizeLadder {
     private final int[] sizes;
     /** index[n] for every n from 0 to the largest size. */
-    private final byte[] index;
+    private final int[] index;
 
-    /** @param sizes ascending, at most 127 of them */
+    /** @param sizes ascending, at least one */
     SizeLadder(int[] sizes) {
-        if (sizes.length == 0 || sizes.length > Byte.MAX_VALUE) {
-            throw new IllegalArgumentException("1 to 127 sizes, got " + sizes.length);
+        if (sizes.length == 0) {
+            throw new IllegalArgumentException("no size");
         }
         this.sizes = sizes.clone();
         int largest = sizes[sizes.length - 1];
-        this.index = new byte[largest + 1];
+        this.index = new int[largest + 1];
         int s = 0;
         for (int n = 0; n <= largest; n++) {
             while (sizes[s] < n) {
                 s++;
             }
-            index[n] = (byte) s;
+            index[n] = s;
         }
     }
 

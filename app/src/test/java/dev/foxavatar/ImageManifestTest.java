@@ -109,8 +109,9 @@ class ImageManifestTest {
         "image\ta/x.png\tone\t32\tpng",
         "image\ta/x.png\t0\t32\tpng",
         "image\ta/x.png\t1\t-32\tpng",
-        "keyed\t3600\t0",
-        "keyed\t-1\t128",
+        "image\ta/x.png\t1\t4097\tpng",
+        "image\ta/x.png\t10000\t32\tpng",
+        "image\ta/x.png\t1\t99999999999\tpng",
         "keyed\t3600\t128",
         "format\tpng\timage/png\t",
         "format\tjxl\timage/jxl\t(unclosed",
@@ -123,6 +124,15 @@ class ImageManifestTest {
         lines.add(line);
         TestImages.writeManifest(dir, lines);
         assertTrue(refused().getMessage().contains("manifest.tsv line " + lines.size() + ": "), refused().getMessage());
+    }
+
+    @ParameterizedTest(name = "refused: keyed {0}")
+    @ValueSource(strings = {"3600\t0", "-1\t128", "3600\t1025", "31536001\t128", "3600", "3600\t128\t1", "1h\t128"})
+    void a_wrong_keyed_line_is_refused(String values) throws Exception {
+        List<String> lines = TestImages.create(dir, 1);
+        int at = indexOf(lines, "keyed\t");
+        SettingsException e = refusedWith(1, at, l -> "keyed\t" + values);
+        assertTrue(e.getMessage().contains("manifest.tsv line " + (at + 1) + ": "), e.getMessage());
     }
 
     @ParameterizedTest(name = "refused: {0}")
