@@ -242,8 +242,19 @@ class ImageManifestTest {
         assertEquals(21, m.foxes().length);
         assertArrayEquals(new int[] {32, 48, 64, 96, 128, 192, 256}, m.sizes());
         assertEquals(List.of("avif", "webp", "png"), m.formats().stream().map(ImageManifest.Format::extension).toList());
-        assertEquals(List.of(TestImages.acceptRegex("image/avif"), TestImages.acceptRegex("image/webp"), ""),
-                m.formats().stream().map(ImageManifest.Format::acceptRegex).toList());
+        assertEquals(List.of("image/avif", "image/webp", "image/png"),
+                m.formats().stream().map(ImageManifest.Format::mediaType).toList());
+        // Its Accept regexes give real clients the answers spec section 1's regex gives them.
+        FormatChooser real = new FormatChooser(m.formats().stream().map(ImageManifest.Format::acceptRegex).toList());
+        FormatChooser spec = new FormatChooser(FormatChooserTest.REGEXES);
+        for (String accept : List.of(AvatarServerTest.CHROMIUM, AvatarServerTest.OLD_SAFARI, "*/*", "image/*",
+                "image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+                "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,"
+                        + "image/svg+xml,image/*;q=0.8,*/*;q=0.5",
+                "image/avif;q=0,image/webp", "image/avif;q=0.000, image/webp;q=0", "IMAGE/WEBP;Q=0.5", "image/avifx")) {
+            assertEquals(spec.choose(accept), real.choose(accept), accept);
+        }
+        assertEquals(2, real.choose(null));
         assertEquals(3600, m.keyedMaxAge());
         assertEquals(128, m.maxKeyLength());
         for (int f = 0; f < 21; f++) {
