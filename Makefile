@@ -13,7 +13,7 @@ test: test-app test-nginx test-compose test-ansible bench-smoke
 
 build: $(JAR)
 
-$(JAR): pom.xml app/pom.xml images/names.regex $(shell find app/src/main -type f 2>/dev/null)
+$(JAR): pom.xml app/pom.xml $(shell find app/src/main -type f 2>/dev/null)
 	$(MVN) -DskipTests package
 
 test-app:

@@ -43,6 +43,10 @@ public final class AvatarServer {
                 .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, MAX_ENTITY_SIZE)
                 .setServerOption(UndertowOptions.MAX_PARAMETERS, 32)
                 .setServerOption(UndertowOptions.MAX_COOKIES, 32)
+                // Browsers send { | } ^ \ raw in a query (WHATWG URL's query set) and nginx accepts them
+                // and raw non-ASCII bytes: a 400 here would break an <img> that the fallback answers.
+                // The query is only scanned (never echoed), and paths are compared exactly.
+                .setServerOption(UndertowOptions.ALLOW_UNESCAPED_CHARACTERS_IN_URL, true)
                 .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, REQUEST_PARSE_TIMEOUT_MS)
                 .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, NO_REQUEST_TIMEOUT_MS)
                 .setServerOption(UndertowOptions.ENABLE_HTTP2, false)

@@ -1,7 +1,5 @@
 package dev.foxavatar;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -9,7 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
-/** Reads the settings and the image set, starts the server, and stops it gracefully on SIGTERM/SIGINT. */
+/** Reads the settings and the image manifest, starts the server, and stops it gracefully on SIGTERM/SIGINT. */
 public final class Main {
     /** Exit status for a wrong setting. */
     static final int EXIT_USAGE = 2;
@@ -26,10 +24,10 @@ public final class Main {
         System.setProperty("org.jboss.logging.provider", "slf4j");
 
         Settings settings;
-        ImageSet images;
+        ImageManifest images;
         try {
             settings = Settings.parse(Arrays.asList(args), System.getenv());
-            images = ImageSet.scan(settings.images());
+            images = ImageManifest.load(settings.images());
         } catch (Settings.HelpRequested help) {
             System.out.print(Settings.usage());
             return;
@@ -37,15 +35,11 @@ public final class Main {
             System.err.println("avatar: " + wrong.getMessage());
             System.exit(EXIT_USAGE);
             return;
-        } catch (IOException | UncheckedIOException unreadable) {
-            System.err.println("avatar: --images: cannot read the directory: " + unreadable.getMessage());
-            System.exit(EXIT_USAGE);
-            return;
         }
 
         Logger log = LoggerFactory.getLogger("fox-avatar");
         AvatarServer server = new AvatarServer(settings, new Routes(
-                new RandomRedirectHandler(settings.locationPrefix(), images.names()), new HealthHandler()));
+                new AvatarRedirectHandler(settings.locationPrefix(), images), new HealthHandler()));
         try {
             server.start();
         } catch (RuntimeException failed) {
@@ -80,9 +74,20 @@ public final class Main {
         Signal.handle(new Signal("TERM"), signal -> stopThread(stop).start());
         Signal.handle(new Signal("INT"), signal -> stopThread(stop).start());
 
-        log.info("listening on http://{}:{} with {} images from {}, redirecting to {}*, io-threads {}",
+        log.info("listening on http://{}:{} with {} images ({} foxes, sizes {}, formats {}) from {}, redirecting"
+                + " to {}*, io-threads {}",
                 settings.bind().contains(":") ? "[" + settings.bind() + "]" : settings.bind(), server.port(),
-                images.size(), settings.images(), settings.locationPrefix(), settings.ioThreads());
+                images.imageCount(), images.foxes().length, joined(images.sizes()),
+                String.join(" ", images.formats().stream().map(ImageManifest.Format::extension).toList()),
+                settings.images(), settings.locationPrefix(), settings.ioThreads());
+    }
+
+    private static String joined(int[] numbers) {
+        StringBuilder out = new StringBuilder();
+        for (int n : numbers) {
+            out.append(out.length() == 0 ? "" : " ").append(n);
+        }
+        return out.toString();
     }
 
     private static Thread stopThread(Runnable stop) {

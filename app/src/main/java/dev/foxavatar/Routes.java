@@ -28,12 +28,12 @@ public final class Routes implements HttpHandler {
         HttpHandler target = AVATAR_PATH.equals(path) ? avatar : HEALTH_PATH.equals(path) ? health : null;
         if (target == null) {
             exchange.setStatusCode(StatusCodes.NOT_FOUND);
-            exchange.getResponseHeaders().put(Headers.CONTENT_LENGTH, RandomRedirectHandler.EMPTY_BODY_LENGTH);
+            exchange.getResponseHeaders().put(Headers.CONTENT_LENGTH, AvatarRedirectHandler.EMPTY_BODY_LENGTH);
             exchange.endExchange();
         } else if (!exchange.getRequestMethod().equals(Methods.GET)
                 && !exchange.getRequestMethod().equals(Methods.HEAD)) {
             exchange.setStatusCode(StatusCodes.METHOD_NOT_ALLOWED);
-            exchange.getResponseHeaders().put(Headers.ALLOW, "GET, HEAD").put(Headers.CONTENT_LENGTH, RandomRedirectHandler.EMPTY_BODY_LENGTH);
+            exchange.getResponseHeaders().put(Headers.ALLOW, "GET, HEAD").put(Headers.CONTENT_LENGTH, AvatarRedirectHandler.EMPTY_BODY_LENGTH);
             exchange.endExchange();
         } else {
             target.handleRequest(exchange);

@@ -20,8 +20,8 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
     enum Option {
         PORT("port", "8080", "TCP port to listen on (1-65535)"),
         BIND("bind", "127.0.0.1", "address to listen on (an IP address)"),
-        IMAGES("images", "images", "directory holding the images to redirect to"),
-        BASE_URL("base-url", "", "absolute http(s) URL prefixed to image names (default: relative Location)"),
+        IMAGES("images", "images", "directory holding manifest.tsv and the images it lists"),
+        BASE_URL("base-url", "", "absolute http(s) URL prefixed to image paths (default: relative Location)"),
         IO_THREADS("io-threads", "", "Undertow IO threads (1-64; default: the number of CPUs)");
 
         final String flag;
@@ -46,7 +46,7 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
 
     public static String usage() {
         StringBuilder out = new StringBuilder("Usage: java @jvm.options -jar avatar.jar [options]\n"
-                + "Answers GET / with a 302 to a random image from the images directory.\n\nOptions:\n");
+                + "Answers GET / with a 302 to a fox image of the manifest (query: s or size, u; Accept).\n\nOptions:\n");
         for (Option o : Option.values()) {
             out.append(String.format(Locale.ROOT, "  %-20s %s%n  %-20s env %s%s%n", o.flag + " VALUE", o.help, "",
                     o.env(), o.defaultValue.isEmpty() ? "" : ", default " + o.defaultValue));

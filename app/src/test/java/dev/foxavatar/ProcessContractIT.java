@@ -118,8 +118,43 @@ class ProcessContractIT {
     }
 
     @Test
-    void an_empty_images_directory_exits_2_naming_it() throws Exception {
+    void an_images_directory_without_a_manifest_exits_2_naming_it() throws Exception {
+        Files.writeString(dir.resolve("Renard-1.png"), "x");
         assertExitsNamingSetting(2, "--images", launch(Map.of(), "--images", dir.toString()));
+        assertTrue(stderr().contains("no manifest.tsv in "), stderr());
+    }
+
+    @Test
+    void a_manifest_naming_a_missing_file_exits_2_naming_the_line() throws Exception {
+        Path images = images();
+        List<String> lines = Files.readAllLines(images.resolve(ImageManifest.FILE));
+        int index = 0;
+        while (!lines.get(index).startsWith("image\t")) {
+            index++;
+        }
+        String path = lines.get(index).split("\t")[1];
+        Files.delete(images.resolve(path));
+        assertExitsNamingSetting(2, "--images", launch(Map.of(), "--images", images.toString()));
+        assertTrue(stderr().contains("manifest.tsv line " + (index + 1) + ": missing file: " + path), stderr());
+    }
+
+    @Test
+    void two_separately_started_processes_give_a_key_the_same_location() throws Exception {
+        Path images = images();
+        List<String> locations = new ArrayList<>();
+        for (int run = 0; run < 2; run++) {
+            int port = freePort();
+            Process p = launch(Map.of(), "--images", images.toString(), "--port", String.valueOf(port));
+            awaitHealthy(p, port);
+            HttpResponse<String> r = get(port, "/?s=40&u=0bc83cb571cd1c50ba6f3e8a78ef1346");
+            assertEquals(302, r.statusCode());
+            assertEquals("public, max-age=3600", r.headers().firstValue("Cache-Control").orElseThrow());
+            locations.add(r.headers().firstValue("Location").orElseThrow());
+            p.destroy();
+            assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+        }
+        assertEquals(locations.get(0), locations.get(1));
+        assertTrue(locations.get(0).matches("/a/Renard-[123]-48\\.[0-9a-f]{10}\\.png"), locations.get(0));
     }
 
     @Test
@@ -142,7 +177,9 @@ class ProcessContractIT {
         awaitHealthy(p, port);
         HttpResponse<String> r = get(port, "/");
         assertEquals(302, r.statusCode());
-        assertTrue(r.headers().firstValue("Location").orElseThrow().matches("/Renard-[123]\\.png"));
+        assertTrue(r.headers().firstValue("Location").orElseThrow()
+                .matches("/a/Renard-[123]-256\\.[0-9a-f]{10}\\.png"), r.headers().toString());
+        assertEquals("no-store", r.headers().firstValue("Cache-Control").orElseThrow());
         String log = stderr();
         // slf4j-simple's format (simplelogger.properties), for our line and for Undertow's own.
         String stamp = "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(Z|[+-]\\d\\d:\\d\\d) ";
@@ -151,7 +188,8 @@ class ProcessContractIT {
         List<String> ours = log.lines().filter(l -> l.contains("] fox-avatar - ")).toList();
         assertEquals(1, ours.size(), log);
         assertTrue(ours.get(0).matches(stamp + "\\[INFO\\] fox-avatar - listening on http://127\\.0\\.0\\.1:" + port
-                + " with 3 images from .*"), ours.get(0));
+                + " with 63 images \\(3 foxes, sizes 32 48 64 96 128 192 256, formats avif webp png\\) from .*"),
+                ours.get(0));
         p.destroy();
         p.waitFor(10, TimeUnit.SECONDS);
     }

@@ -1,0 +1,74 @@
+package dev.foxavatar;
+
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.HeaderMap;
+import io.undertow.util.Headers;
+import io.undertow.util.StatusCodes;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Answers the avatar URL ({@code GET}/{@code HEAD /}) with a {@code 302 Found} to the fox image for the
+ * request's size ({@code s}/{@code size}), format ({@code Accept}) and key ({@code u}: the same fox for
+ * the same key, cacheable; without one a random fox, {@code no-store}). Every {@code Location} is built
+ * at start-up in a [fox][size][format] table; a request scans the raw query string in place and picks
+ * from it. Runs on the IO thread: nothing here blocks.
+ */
+public final class AvatarRedirectHandler implements HttpHandler {
+    /** Header values are Strings in Undertow: a long would be converted on every request. */
+    static final String EMPTY_BODY_LENGTH = "0";
+    static final String NO_STORE = "no-store";
+    static final String VARY = "Accept";
+
+    private final String[][][] locations;
+    private final SizeLadder ladder;
+    private final FormatChooser formats;
+    private final KeyedFox keyedFox;
+    private final int maxKeyLength;
+    private final String keyedCacheControl;
+
+    /** @param prefix {@code "/"} for relative redirects, or a base URL ending in {@code "/"} */
+    public AvatarRedirectHandler(String prefix, ImageManifest manifest) {
+        int foxes = manifest.foxes().length;
+        int sizes = manifest.sizes().length;
+        int formatCount = manifest.formats().size();
+        locations = new String[foxes][sizes][formatCount];
+        for (int f = 0; f < foxes; f++) {
+            for (int s = 0; s < sizes; s++) {
+                for (int x = 0; x < formatCount; x++) {
+                    locations[f][s][x] = prefix + manifest.path(f, s, x);
+                }
+            }
+        }
+        ladder = new SizeLadder(manifest.sizes());
+        formats = new FormatChooser(manifest.formats().stream().map(ImageManifest.Format::acceptRegex).toList());
+        keyedFox = new KeyedFox(foxes);
+        maxKeyLength = manifest.maxKeyLength();
+        keyedCacheControl = "public, max-age=" + manifest.keyedMaxAge();
+    }
+
+    @Override
+    public void handleRequest(HttpServerExchange exchange) {
+        String query = exchange.getQueryString(); // raw: Undertow does not percent-decode it
+        int size = ladder.index(AvatarQuery.size(query));
+        int format = formats.choose(exchange.getRequestHeaders().getFirst(Headers.ACCEPT));
+        long key = AvatarQuery.key(query, maxKeyLength);
+        int fox;
+        String cacheControl;
+        if (key == AvatarQuery.NONE) {
+            fox = ThreadLocalRandom.current().nextInt(locations.length);
+            // A cached unkeyed redirect would freeze the avatar on one fox.
+            cacheControl = NO_STORE;
+        } else {
+            fox = keyedFox.index(Murmur2.hash(query, AvatarQuery.keyStart(key), AvatarQuery.keyEnd(key)));
+            cacheControl = keyedCacheControl;
+        }
+        exchange.setStatusCode(StatusCodes.FOUND);
+        HeaderMap headers = exchange.getResponseHeaders();
+        headers.put(Headers.LOCATION, locations[fox][size][format]);
+        headers.put(Headers.VARY, VARY);
+        headers.put(Headers.CACHE_CONTROL, cacheControl);
+        headers.put(Headers.CONTENT_LENGTH, EMPTY_BODY_LENGTH);
+        exchange.endExchange();
+    }
+}
