@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Draw the fox avatar set: Renard-1.png ... Renard-21.png.
+"""Draw the fox avatar set: Renard-N-SIZE.EXT for every fox N, ladder size and format.
 
-    python3 images/draw.py [OUTDIR]        (default: the directory of this script)
+    python3 images/draw.py OUTDIR
 
-Flat-vector foxes drawn with Pillow at 4x and downsampled (LANCZOS) for
-anti-aliasing, stored as 256-colour palette PNGs. Every variation comes from
-the fixed FOXES table (drawing/traits.py) (the "random" backgrounds use a fixed-seed LCG),
-so the output is deterministic: same Pillow version -> byte-identical PNGs (no
-timestamps, no metadata). images/draw.sh runs this, then optipng.
+Flat-vector foxes drawn with Pillow at 4x each size and downsampled (LANCZOS)
+for anti-aliasing, then written in each format of ladder.py (AVIF, WebP, palette
+PNG). Every variation comes from the fixed FOXES table (drawing/traits.py) (the
+"random" backgrounds use a fixed-seed LCG), so the output is deterministic: same
+Pillow version -> byte-identical files (no timestamps, no metadata).
+images/draw.sh runs this into a scratch directory, then optipng, then
+manifest.py (names by content, manifest.tsv).
 
-To change the set: edit FOXES in drawing/traits.py (add a row = a new Renard-N.png), run
+To change the set: edit FOXES in drawing/traits.py (add a row = a new fox), run
 `make images`, look at the result, commit images/ and docs/foxes.png.
 
 Coordinates are in a 0..100 design space (x right, y down); the fox is
@@ -25,13 +27,14 @@ from drawing.background import background
 from drawing.fox import draw_fox
 from drawing.geometry import Canvas, fox_space, rgb
 from drawing.traits import FOXES, FURS
+from ladder import FORMATS, LADDER, encode
 
 
 # --------------------------------------------------------------------- main --
-def render(i):
-    """Fox number i (1-based) as a palette image."""
+def render(i, size):
+    """Fox number i (1-based), size x size px (RGB)."""
     fur, bg, pattern, c2, expression, acc = FOXES[i - 1]
-    cv = Canvas(bg)
+    cv = Canvas(bg, size)
     background(cv, pattern, c2, seed=i)
     fox_space(True)
     try:
@@ -47,11 +50,16 @@ def _luma(h):
 
 
 def main(argv):
-    out = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    os.makedirs(out, exist_ok=True)
+    if len(argv) != 2:
+        print("usage: draw.py OUTDIR", file=sys.stderr)
+        return 2
+    os.makedirs(argv[1], exist_ok=True)
     for i in range(1, len(FOXES) + 1):
-        # plain PNG: no text chunks, no timestamp (optipng recompresses it)
-        render(i).save(os.path.join(out, f"Renard-{i}.png"), compress_level=1)
+        for size in LADDER:
+            im = render(i, size)
+            for fmt in FORMATS:
+                with open(os.path.join(argv[1], f"Renard-{i}-{size}.{fmt.ext}"), "wb") as f:
+                    f.write(encode(fmt, im))
     return 0
 
 

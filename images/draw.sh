@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Regenerate the fox avatar set: draw (images/draw.py), optimise losslessly
-# (optipng), then refresh the README's contact sheet (docs/foxes.png). Nginx's
-# image map and fallback are rendered from the set at deployment (nginx/render.py).
+# Regenerate the fox avatar set: draw every fox at every ladder size in every format
+# (images/draw.py, images/ladder.py), optimise the PNGs losslessly (optipng), name the files
+# by content and list them (images/manifest.py: a/Renard-N-SIZE.HASH.EXT, the legacy
+# Renard-N.png, manifest.tsv), then refresh the README's contact sheet (docs/foxes.png).
 #
 #   images/draw.sh [OUTDIR]     default: images/ (what `make images` runs)
 #
@@ -19,17 +20,25 @@ source "$root/tools/apt.sh"
 command -v optipng >/dev/null || apt_need optipng
 
 # Build in a scratch dir, then swap in: a live Nginx never serves a half-written
-# image, and fox files no longer in the table do not linger.
+# image, and files no longer made do not linger.
 tmp=$(mktemp -d "$out/.draw.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 python3 "$here/draw.py" "$tmp"
 optipng -quiet -o2 -strip all "$tmp"/*.png
-for f in "$out"/Renard-*.png; do
-  [ -e "$f" ] && [ ! -e "$tmp/$(basename "$f")" ] && rm -f "$f"
+summary=$(python3 "$here/manifest.py" "$tmp")
+
+# New files first, then the manifest naming them, then away with the files it no longer
+# names. Unchanged files are left alone (their mtimes too).
+stale=()
+for f in "$out"/a/* "$out"/Renard-*.png; do
+  if [ -e "$f" ] && [ ! -e "$tmp/${f#"$out"/}" ]; then stale+=("$f"); fi
 done
-for f in "$tmp"/*.png; do
-  cmp -s "$f" "$out/$(basename "$f")" || mv -f "$f" "$out/"   # keep mtimes when unchanged
+mkdir -p "$out/a"
+for f in "$tmp"/a/* "$tmp"/Renard-*.png "$tmp/manifest.tsv"; do
+  dest=$out/${f#"$tmp"/}
+  cmp -s "$f" "$dest" || mv -f "$f" "$dest"
 done
+rm -f "${stale[@]}"
 
 # The README's contact sheet follows the image set (only for the real set).
 if [ "$out" = "$here" ]; then
@@ -37,4 +46,4 @@ if [ "$out" = "$here" ]; then
   optipng -quiet -o2 -strip all "$root/docs/foxes.png"
 fi
 
-echo "images: $(ls "$out"/Renard-*.png | wc -l) foxes in $out ($(du -cb "$out"/Renard-*.png | tail -1 | cut -f1) bytes)"
+echo "images: $summary, in $out/a; $(ls "$out"/Renard-*.png | wc -l) legacy Renard-N.png; $out/manifest.tsv"

@@ -8,10 +8,7 @@ import math
 
 from PIL import Image, ImageChops, ImageDraw
 
-SIZE = 256          # served size (px)
-SS = 4              # supersampling factor
-S = SIZE * SS
-U = S / 100.0       # pixels per design unit
+SS = 4              # supersampling factor: a canvas of size px is drawn at SS * size and downsampled
 
 # ------------------------------------------------------------------ helpers --
 def rgb(h):
@@ -39,10 +36,6 @@ def tx(x, y):
 
 def sc(v):
     return v * K if _fox else v
-
-
-def px(pts):
-    return [(a * U, b * U) for a, b in (tx(x, y) for x, y in pts)]
 
 
 class Path:
@@ -84,45 +77,53 @@ def mirror(pts):
 
 
 class Canvas:
-    def __init__(self, bg):
-        self.im = Image.new("RGB", (S, S), rgb(bg))
+    """A size x size px image, drawn at SS times that and downsampled by result()."""
+
+    def __init__(self, bg, size):
+        self.size = size
+        self.s = size * SS                    # drawing canvas (px)
+        self.u = self.s / 100.0               # drawing px per design unit
+        self.im = Image.new("RGB", (self.s, self.s), rgb(bg))
         self.d = ImageDraw.Draw(self.im)
+
+    def px(self, pts):
+        u = self.u
+        return [(a * u, b * u) for a, b in (tx(x, y) for x, y in pts)]
 
     # plain shapes
     def poly(self, pts, fill):
-        self.d.polygon(px(pts), fill=rgb(fill))
+        self.d.polygon(self.px(pts), fill=rgb(fill))
 
     def ellipse(self, cx, cy, rx, ry, fill):
-        cx, cy = tx(cx, cy)
+        cx, cy, u = *tx(cx, cy), self.u
         rx, ry = sc(rx), sc(ry)
-        self.d.ellipse([(cx - rx) * U, (cy - ry) * U, (cx + rx) * U, (cy + ry) * U], fill=rgb(fill))
+        self.d.ellipse([(cx - rx) * u, (cy - ry) * u, (cx + rx) * u, (cy + ry) * u], fill=rgb(fill))
 
     def circle(self, cx, cy, r, fill):
         self.ellipse(cx, cy, r, r, fill)
 
     def ring(self, cx, cy, r, w, fill):
-        cx, cy = tx(cx, cy)
+        cx, cy, u = *tx(cx, cy), self.u
         r, w = sc(r), sc(w)
-        self.d.ellipse([(cx - r) * U, (cy - r) * U, (cx + r) * U, (cy + r) * U],
-                       outline=rgb(fill), width=max(1, round(w * U)))
+        self.d.ellipse([(cx - r) * u, (cy - r) * u, (cx + r) * u, (cy + r) * u],
+                       outline=rgb(fill), width=max(1, round(w * u)))
 
     def rect(self, x0, y0, x1, y1, fill, radius=0):
-        (x0, y0), (x1, y1) = tx(x0, y0), tx(x1, y1)
-        self.d.rounded_rectangle([x0 * U, y0 * U, x1 * U, y1 * U], radius=sc(radius) * U, fill=rgb(fill))
+        (x0, y0), (x1, y1), u = tx(x0, y0), tx(x1, y1), self.u
+        self.d.rounded_rectangle([x0 * u, y0 * u, x1 * u, y1 * u], radius=sc(radius) * u, fill=rgb(fill))
 
     def stroke(self, pts, w, fill):
         """Polyline with round joins and caps."""
-        self.d.line(px(pts), fill=rgb(fill), width=max(1, round(sc(w) * U)), joint="curve")
+        self.d.line(self.px(pts), fill=rgb(fill), width=max(1, round(sc(w) * self.u)), joint="curve")
         for x, y in (pts[0], pts[-1]):
             self.circle(x, y, w / 2, fill)
 
     # masks, for shapes clipped to other shapes
-    @staticmethod
-    def mask(*polys):
-        m = Image.new("L", (S, S), 0)
+    def mask(self, *polys):
+        m = Image.new("L", (self.s, self.s), 0)
         md = ImageDraw.Draw(m)
         for p in polys:
-            md.polygon(px(p), fill=255)
+            md.polygon(self.px(p), fill=255)
         return m
 
     def paint(self, mask, fill, clip=None):
@@ -131,11 +132,8 @@ class Canvas:
         self.im.paste(rgb(fill), (0, 0), mask)
 
     def result(self):
-        # downsample for anti-aliasing, then reduce to a 256-colour palette:
-        # flat art needs ~2000 colours only at edges, so the error is invisible
-        # (mean < 0.5/255) and the served files are half the size of RGB PNGs.
-        im = self.im.resize((SIZE, SIZE), Image.LANCZOS)
-        return im.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        """The served size (RGB), downsampled for anti-aliasing."""
+        return self.im.resize((self.size, self.size), Image.LANCZOS)
 
 
 def star_pts(cx, cy, r_out, r_in, n=5, rot=-90):
