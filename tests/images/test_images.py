@@ -11,7 +11,7 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
-from foxavatar.imageset import RULE_FILE, read_rule, image_names
+from foxavatar.imageset import read_manifest
 from PIL import Image, ImageChops
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,19 +25,15 @@ PILLOW_FORMAT = {"avif": "AVIF", "webp": "WEBP", "png": "PNG"}
 MEDIA_TYPE = {"avif": "image/avif", "webp": "image/webp", "png": "image/png"}
 
 
-def manifest(directory=IMAGES):
-    """The records of directory/manifest.tsv: {type: [fields after the type, ...]}."""
-    records = {}
-    for line in (directory / "manifest.tsv").read_text(encoding="ascii").splitlines():
-        if line.strip() and not line.startswith("#"):
-            kind, *fields = line.split("\t")
-            records.setdefault(kind, []).append(fields)
-    return records
+def manifest():
+    """images/manifest.tsv, read by the one Python reader (tools/foxavatar/imageset.py)."""
+    return read_manifest(IMAGES, check_files=False)
 
 
 def listed(kind):
     """(path, fox, size, format) of the manifest's records of kind (image, legacy)."""
-    return [(path, int(fox), int(size), fmt) for path, fox, size, fmt in manifest()[kind]]
+    m = manifest()
+    return [(e.path, e.fox, e.size, e.fmt) for e in (m.images if kind == "image" else m.legacy)]
 
 
 def all_files(directory):
@@ -45,10 +41,6 @@ def all_files(directory):
     return sorted(str(p.relative_to(directory)) for p in directory.rglob("*")
                   if p.is_file() and (p.parent == directory / "a" or p.name == "manifest.tsv"
                                       or p.name in EXPECTED))
-
-
-def served_files():
-    return sorted(image_names(IMAGES))
 
 
 def load(name):
@@ -63,13 +55,14 @@ def need_optipng():
 
 
 def test_image_set_is_exactly_the_21_foxes():
-    assert served_files() == sorted(EXPECTED)
+    assert sorted(path for path, *_ in listed("legacy")) == sorted(EXPECTED)
+    assert manifest().foxes == list(FOXES)
 
 
 def test_images_dir_holds_only_foxes_their_manifest_and_their_scripts():
     others = sorted(p.name for p in IMAGES.iterdir() if p.is_file() and p.name not in EXPECTED)
     assert others == ["contact-sheet.py", "draw.py", "draw.sh", "ladder.py", "manifest.py",
-                      "manifest.tsv", "names.regex"]
+                      "manifest.tsv"]
     assert sorted(p.name for p in IMAGES.iterdir() if p.is_dir() and p.name != "__pycache__") == ["a", "drawing"]
 
 
@@ -79,9 +72,9 @@ def test_manifest_says_it_is_generated_by_make_images_on_its_first_line():
 
 
 def test_manifest_lists_the_formats_in_order_of_preference_with_their_media_types():
-    formats = manifest()["format"]
-    assert [(ext, media) for ext, media, _ in formats] == [(f, MEDIA_TYPE[f]) for f in FORMATS]
-    assert formats[-1][2] == "", "the last format is the answer when no regex matches: it has none"
+    formats = manifest().formats
+    assert [(f.ext, f.media_type) for f in formats] == [(f, MEDIA_TYPE[f]) for f in FORMATS]
+    assert formats[-1].accept_regex == "", "the last format is the answer when no regex matches: it has none"
 
 
 @pytest.mark.parametrize("accept, wanted", [
@@ -97,13 +90,13 @@ def test_manifest_lists_the_formats_in_order_of_preference_with_their_media_type
     ("", "png"),
 ])
 def test_the_first_format_whose_accept_regex_matches_is_the_one_served(accept, wanted):
-    chosen = next(ext for ext, _, regex in manifest()["format"]
-                  if not regex or re.search(regex, accept, re.IGNORECASE))
+    chosen = next(f.ext for f in manifest().formats
+                  if not f.accept_regex or re.search(f.accept_regex, accept, re.IGNORECASE))
     assert chosen == wanted
 
 
 def test_manifest_gives_the_keyed_redirect_max_age_and_longest_key():
-    assert manifest()["keyed"] == [["3600", "128"]]
+    assert (manifest().keyed_max_age, manifest().key_max_length) == (3600, 128)
 
 
 def test_every_fox_comes_in_every_size_and_format_in_manifest_order():
@@ -139,16 +132,12 @@ def test_the_legacy_pngs_are_the_256_px_pngs_byte_for_byte():
         assert (IMAGES / f"Renard-{fox}.png").read_bytes() == (IMAGES / biggest[fox]).read_bytes(), fox
 
 
-def test_the_image_name_rule_is_spelled_out_in_its_owner_only():
-    """images/names.regex owns the rule: every other place reads it (or is rendered from it)."""
-    rule = read_rule()
-    extensions = rule[rule.index("("):]          # the distinctive part, e.g. (png|jpg|...)
-    owner = [str(RULE_FILE.relative_to(ROOT))]
-    # The rule itself, its extension list, and the list as a basic regex would escape it (grep, sed).
-    for needle, expected in ((rule, owner), (extensions, owner), (extensions.replace("|", "\\|"), [])):
-        found = subprocess.run(["git", "grep", "-l", "-F", "-e", needle, "--", ":!*.png"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.split()
-        assert found == expected, (needle, found)
+def test_no_name_rule_is_left_behind():
+    """The manifest took over from the image-name pattern (images/names.regex): nothing reads it."""
+    assert not (IMAGES / "names.regex").exists()
+    found = subprocess.run(["git", "grep", "-l", "-F", "names.regex", "--", ":!*.png"],
+                           cwd=ROOT, capture_output=True, text=True).stdout.split()
+    assert found == ["tests/images/test_images.py"], found
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
