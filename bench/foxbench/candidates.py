@@ -125,8 +125,8 @@ class Sidecar(Candidate):
 class FullStack(Candidate):
     """Candidate 2: the full stack exactly as the shared HTTP tests start it on loopback
     (tools/foxavatar/loopback.py: the shared Nginx configuration rendered by nginx/render.py, the
-    Debian-shaped main nginx.conf, a throw-away CA, the jar with app/jvm.options), pinned to the server
-    core. Its start-up is not timed (it is Nginx's plus the sidecar's)."""
+    Debian-shaped main nginx.conf, a throw-away CA, the jar with app/jvm.options) serving BENCH_IMAGES,
+    pinned to the server core. Its start-up is not timed (it is Nginx's plus the sidecar's)."""
     key, name = "stack", "Full stack: our Nginx config (HTTPS) -> sidecar"
 
     def __init__(self, ws):
@@ -136,7 +136,7 @@ class FullStack(Candidate):
 
     def start(self):
         try:
-            self.ls = loopback.LoopbackStack()
+            self.ls = loopback.LoopbackStack(images_dir=self.ws.images)
         except loopback.Unavailable as e:
             die(f"the full stack cannot start: {e}")
         self.procs = [self.ls.app, self.ls.nginx_proc]
