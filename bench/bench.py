@@ -3,7 +3,9 @@
 
 Modes (environment):
   default          the full benchmark: every candidate, wrk c=10/100 in alternating rounds, ab, h2load,
-                   memory, threads, start-up; writes docs/bench.md, docs/bench.png and the README section.
+                   memory, threads, start-up; issue 11's avatar URL beside the sidecar's plain `/`, and the
+                   bytes to show a 64 px avatar through the full stack; writes docs/bench.md, docs/bench.png
+                   and the README section.
   BENCH_SMOKE=1    seconds-long check that every candidate starts and answers and that the report renders;
                    asserts no timings; writes only to a temp dir (never docs/ or README).
   TUNE=1           JVM flag sets and Undertow settings for the sidecar alone; writes the tuning section of
@@ -62,7 +64,7 @@ def measure(out):
         print()
         print(targets_check(results))
         if failed:
-            die("requests failed or were not 302:\n  " + "\n  ".join(failed))
+            die("requests failed, were not 302 or not redirected as issue 11 says:\n  " + "\n  ".join(failed))
     ws.close()
 
 

@@ -1,10 +1,14 @@
 """The default mode (`make bench`, and `make bench-smoke` in seconds): every candidate of CANDIDATES.
 Phase A, throughput: all running, wrk/h2load rounds with the target order rotating, a counting run per
 target, ab without keep-alive. Phase B, each candidate alone: fresh starts timed to the first 302, one
-run at the highest concurrency, then memory and threads. The raw results go to the raw file, and the
-report is rendered from that file."""
+run at the highest concurrency, then memory and threads. Issue 11: the sidecar's avatar-URL target must
+answer with the 64 px image its Accept gets, and while the full stack runs (after its timed rounds) the
+bytes a page downloads to show a 64 px avatar are measured through it (avatar.py). The raw results go to
+the raw file, and the report is rendered from that file."""
 import time
+from urllib.parse import urlsplit
 
+from . import avatar
 from .candidates import CANDIDATES, FullStack
 from .load import med, run_ab
 from .processes import log, memory_kb, threads
@@ -37,7 +41,10 @@ def throughput(cands):
             for t in c.targets:
                 st = t.status()
                 if st != 302:
-                    raise RuntimeError(f"{t.label}: GET / answered {st}, not 302\n{c.logs()}")
+                    raise RuntimeError(f"{t.label}: GET {t.path} answered {st}, not 302\n{c.logs()}")
+                t.problem = avatar.location_problem(c.ws.manifest, t.location) if t.path != "/" else None
+                if t.problem:
+                    log(f"WARNING: {t.label}: {t.problem}")
             log(f"started {c.key}: pids {c.pids()}")
         targets = [t for c in cands for t in c.targets]
         measure(targets, CONCS, DURATION, ROUNDS, WARMUP)
@@ -45,11 +52,16 @@ def throughput(cands):
             t.check = t.load(max(CONCS), 1 if SMOKE else 2, count=True)
             log(f"status check {t.label}: {t.check['requests']:,} responses, {t.check['bad']} not 302 or failed")
         for t in targets:
-            if t.tool == "wrk" and t.url.startswith("http:") and t.cand.key != "nginx-nolog":
+            if t.tool == "wrk" and t.url.startswith("http:") and t.cand.key != "nginx-nolog" and t.path == "/":
                 log(f"ab -n {AB_N} -c 10 {t.label}")
                 t.ab = run_ab(t.url, AB_N)
         for c in cands:
             if isinstance(c, FullStack):
+                c.avatar_bytes = avatar.measure(c.ls, c.ws.manifest)
+                b, a = c.avatar_bytes["before"], c.avatar_bytes["after"]
+                log(f"bytes to show a {c.avatar_bytes['size']} px avatar (medians of "
+                    f"{c.avatar_bytes['samples']}): before {b['total']:,.0f} ({', '.join(b['images'])}), "
+                    f"after {a['total']:,.0f} ({', '.join(a['images'])})")
                 c.nfallback = c.fallbacks()
     finally:
         for c in cands:
@@ -93,14 +105,17 @@ def collect(cands, m):
     for c in cands:
         for t in c.targets:
             rows.append({"key": c.key, "name": c.name, "proto": t.proto, "label": t.label, "tool": t.tool,
+                         "request": t.path, "headers": t.headers, "location": urlsplit(t.location or "").path,
+                         "location_problem": getattr(t, "problem", None),
                          "conc": {str(k): t.summary(k) for k in CONCS}, "ab": t.ab, "check": t.check,
                          "runs": {str(k): v for k, v in t.runs.items()},
                          "rss_kb": c.rss, "pss_kb": c.pss, "threads": c.nthreads, "procs": c.nprocs,
                          "app_rss_kb": getattr(c, "app_rss", None), "app_pss_kb": getattr(c, "app_pss", None),
                          "startup_s": c.startup, "startup_cpu_s": c.startup_cpu,
                          "fallbacks": getattr(c, "nfallback", 0)})
+    bytes_ = next((c.avatar_bytes for c in cands if getattr(c, "avatar_bytes", None)), None)
     return {"machine": m, "mode": "smoke" if SMOKE else "full", "duration_s": DURATION, "rounds": ROUNDS,
-            "concurrency": CONCS, "ab_n": AB_N, "starts": STARTS, "rows": rows}
+            "concurrency": CONCS, "ab_n": AB_N, "starts": STARTS, "rows": rows, "avatar_bytes": bytes_}
 
 
 def failures(results):
@@ -112,6 +127,8 @@ def failures(results):
             if r["check"] and r["check"]["bad"]]
     bad += [f"{r['label']}: Nginx's fallback answered {r['fallbacks']} requests" for r in results["rows"]
             if r["fallbacks"]]
+    bad += [f"{r['label']}: {r['location_problem']}" for r in results["rows"] if r.get("location_problem")]
+    bad += [f"bytes to show an avatar: {p}" for p in (results.get("avatar_bytes") or {}).get("problems", [])]
     return bad
 
 

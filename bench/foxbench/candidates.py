@@ -3,6 +3,7 @@ to the server core. A candidate is one class (its key and name, its targets, sta
 in CANDIDATES, whose order is the report's; Workspace holds what a run's candidates share."""
 import atexit
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -10,14 +11,12 @@ import time
 from pathlib import Path
 
 from foxavatar import loopback
-import re
-
 from foxavatar.imageset import ManifestError, read_manifest
 
 from .load import Target
 from .machine import php_fpm_bin
 from .processes import cpu_seconds, die, free_port, pin_tree, spawn, stop, tree, wait_302
-from .settings import BENCH, HOST, IMAGES, JAR, JVM_OPTIONS, TLS_NAME
+from .settings import AVATAR_PATH, BENCH, CHROMIUM_ACCEPT, HOST, IMAGES, JAR, JVM_OPTIONS, TLS_NAME
 
 
 class Workspace:
@@ -104,10 +103,12 @@ def java_cmd(images, flags, port, io_threads=None):
 
 
 class Sidecar(Candidate):
-    """Candidate 1: the jar with app/jvm.options (or, for TUNE=1, other flags), plain HTTP."""
+    """Candidate 1: the jar with app/jvm.options (or, for TUNE=1, other flags), plain HTTP. Two targets in
+    `make bench`: the plain `/`, and issue 11's avatar URL (`/?s=64&u=KEY` with Chromium's image Accept)
+    on the same server in the same rounds, so their ratio is the cost of reading the query and Accept."""
     key, name = "sidecar", "Sidecar direct (Undertow, app/jvm.options)"
 
-    def __init__(self, ws, flags=None, env=None, io_threads=None, key=None, name=None):
+    def __init__(self, ws, flags=None, env=None, io_threads=None, key=None, name=None, avatar_url=True):
         self.key = key or self.key
         super().__init__(ws)
         self.name = name or self.name
@@ -115,6 +116,9 @@ class Sidecar(Candidate):
         self.env, self.io_threads = env, io_threads
         self.port = self.startup_port = free_port()
         self.targets = [Target(self, "HTTP/1.1", f"http://{HOST}:{self.port}/")]
+        if avatar_url:
+            self.targets.append(Target(self, "HTTP/1.1", f"http://{HOST}:{self.port}/", path=AVATAR_PATH,
+                                       headers={"Accept": CHROMIUM_ACCEPT}))
 
     def start_procs(self):
         env = dict(os.environ, **(self.env or {}))
@@ -125,8 +129,8 @@ class Sidecar(Candidate):
 class FullStack(Candidate):
     """Candidate 2: the full stack exactly as the shared HTTP tests start it on loopback
     (tools/foxavatar/loopback.py: the shared Nginx configuration rendered by nginx/render.py, the
-    Debian-shaped main nginx.conf, a throw-away CA, the jar with app/jvm.options), pinned to the server
-    core. Its start-up is not timed (it is Nginx's plus the sidecar's)."""
+    Debian-shaped main nginx.conf, a throw-away CA, the jar with app/jvm.options) serving BENCH_IMAGES,
+    pinned to the server core. Its start-up is not timed (it is Nginx's plus the sidecar's)."""
     key, name = "stack", "Full stack: our Nginx config (HTTPS) -> sidecar"
 
     def __init__(self, ws):
@@ -136,7 +140,7 @@ class FullStack(Candidate):
 
     def start(self):
         try:
-            self.ls = loopback.LoopbackStack()
+            self.ls = loopback.LoopbackStack(images_dir=self.ws.images)
         except loopback.Unavailable as e:
             die(f"the full stack cannot start: {e}")
         self.procs = [self.ls.app, self.ls.nginx_proc]

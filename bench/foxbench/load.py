@@ -1,6 +1,7 @@
 """The load: the targets (a candidate's URL in one protocol) and the tools that load them. A keep-alive
 load tool is one class with a name and run(url, conc, duration, count) returning the result fields
-below, listed in TOOLS; `ab` (no keep-alive, the original test) is a fixed-count run beside them.
+below, listed in TOOLS; `ab` (no keep-alive, the original test) is a fixed-count run beside them. A
+target may add request headers (issue 11's avatar URL sends a browser's Accept): every tool sends them.
 Result fields: rps, requests, p50_ms, p99_ms, bad (not 302 or failed), not302, errors."""
 import json
 import re
@@ -9,7 +10,7 @@ import subprocess
 import tempfile
 import time
 
-from .processes import cpu_seconds, http_status
+from .processes import cpu_seconds
 from .settings import BENCH
 
 
@@ -18,8 +19,8 @@ class Wrk:
     adds a Lua call per response that counts every status but 302."""
     name = "wrk"
 
-    def run(self, url, conc, duration, count=False):
-        cmd = ["wrk", "-t1", f"-c{conc}", f"-d{duration}s", "--timeout", "5s",
+    def run(self, url, conc, duration, count=False, headers=None):
+        cmd = ["wrk", "-t1", f"-c{conc}", f"-d{duration}s", "--timeout", "5s", *header_args(headers),
                "-s", str(BENCH / "wrk-report.lua"), url] + (["--", "count"] if count else [])
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
         m = re.search(r"^WRKJSON (\{.*\})$", r.stdout, re.M)
@@ -44,7 +45,7 @@ class H2load:
     reconnect would). Always counts the 3xx of every response."""
     name = "h2load"
 
-    def run(self, url, conc, duration, count=False):
+    def run(self, url, conc, duration, count=False, headers=None):
         conns = min(10, conc)
         streams = max(1, conc // conns)
         done = n3xx = failed = errored = timeouts = 0
@@ -56,7 +57,7 @@ class H2load:
             runs += 1
             with tempfile.NamedTemporaryFile(prefix="h2load-", suffix=".log") as lf:
                 cmd = ["h2load", "-t1", f"-c{conns}", f"-m{streams}", "-n", str(conns * H2_PER_CONNECTION),
-                       "--log-file", lf.name, url]
+                       "--log-file", lf.name, *header_args(headers), url]
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
                 out = r.stdout
                 m = re.search(r"finished in ([\d.]+)(m?s), ([\d.]+) req/s", out)
@@ -85,6 +86,11 @@ class H2load:
 TOOLS = {t.name: t for t in [Wrk(), H2load()]}
 
 
+def header_args(headers):
+    """-H NAME: VALUE for each request header (wrk, h2load and ab take the same option)."""
+    return [a for k, v in (headers or {}).items() for a in ("-H", f"{k}: {v}")]
+
+
 def percentile(sorted_vals, q):
     if not sorted_vals:
         return float("nan")
@@ -92,10 +98,10 @@ def percentile(sorted_vals, q):
     return sorted_vals[i]
 
 
-def run_ab(url, n):
+def run_ab(url, n, headers=None):
     """ab -n N -c 10 without keep-alive (the original test): {"rps", "bad"}."""
-    r = subprocess.run(["ab", "-q", "-n", str(n), "-c", "10", url], capture_output=True, text=True,
-                       timeout=600)
+    r = subprocess.run(["ab", "-q", "-n", str(n), "-c", "10", *header_args(headers), url], capture_output=True,
+                       text=True, timeout=600)
     if r.returncode != 0:
         raise RuntimeError(f"ab failed: {r.stdout[-500:]} {r.stderr[-500:]}")
     rps = float(re.search(r"Requests per second:\s+([\d.]+)", r.stdout).group(1))
@@ -107,13 +113,12 @@ def run_ab(url, n):
     return {"rps": rps, "bad": bad}
 
 
-def curl_status(url, http2=False):
-    r = subprocess.run(["curl", "-sk", "--http2" if http2 else "--http1.1", "-o", "/dev/null",
-                        "-w", "%{http_code}", "--max-time", "3", url], capture_output=True, text=True)
-    try:
-        return int(r.stdout)
-    except ValueError:
-        return None
+def curl_status(url, http2=False, headers=None):
+    """(status, Location) of one GET with curl (status None when nothing answers)."""
+    r = subprocess.run(["curl", "-sk", "--http2" if http2 else "--http1.1", "-o", "/dev/null", *header_args(headers),
+                        "-w", "%{http_code} %{redirect_url}", "--max-time", "3", url], capture_output=True, text=True)
+    status, _, location = r.stdout.partition(" ")
+    return (int(status), location) if status.isdigit() else (None, "")
 
 
 def med(vals):
@@ -124,17 +129,24 @@ def med(vals):
 class Target:
     """One candidate's URL in one protocol, loaded by one tool; collects the results of its runs."""
 
-    def __init__(self, cand, proto, url, tool="wrk"):
+    def __init__(self, cand, proto, url, tool="wrk", path="/", headers=None):
+        """url: the server's root (http://host:port/); path: the request, "/" or issue 11's avatar URL."""
         self.cand, self.proto, self.url, self.tool = cand, proto, url, tool
+        self.path, self.headers = path, headers or {}
         self.runs = {}  # concurrency -> list of result dicts
         self.ab = self.check = None
+        self.location = None  # the Location of the first answer (status())
 
     @property
     def label(self):
-        return f"{self.cand.key} {self.proto}"
+        return f"{self.cand.key} {self.proto}" + ("" if self.path == "/" else f" {self.path}")
+
+    @property
+    def request_url(self):
+        return self.url.rstrip("/") + self.path
 
     def load(self, conc, duration, count=False):
-        return TOOLS[self.tool].run(self.url, conc, duration, count)
+        return TOOLS[self.tool].run(self.request_url, conc, duration, count, self.headers)
 
     def timed(self, conc, duration):
         """A measured run: the result with the server's CPU share during it, kept in self.runs."""
@@ -146,10 +158,9 @@ class Target:
         return res
 
     def status(self):
-        """The status of one GET / (None when nothing answers)."""
-        if self.url.startswith("https:"):
-            return curl_status(self.url, http2=self.tool == "h2load")
-        return http_status(int(self.url.rsplit(":", 1)[1].strip("/")))
+        """The status of one request (None when nothing answers); its Location is kept in self.location."""
+        status, self.location = curl_status(self.request_url, http2=self.tool == "h2load", headers=self.headers)
+        return status
 
     def summary(self, conc):
         """Medians over the rounds at one concurrency (None when it was not run)."""

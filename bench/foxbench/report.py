@@ -1,21 +1,21 @@
 """The report's files: the raw results and where the sections go. The raw results are one JSON file
 (docs/bench.json for the committed report), one key per mode; a run saves its key and renders its
 section from the saved file (publish), and `bench/bench.py --render` renders every section again from
-it (render), nothing measured. What the sections say is sections.py's; this module puts them between
+it (render), nothing measured. What the sections say is sections.py's (the charts charts.py's); this module puts them between
 their markers in docs/bench.md (and the results' summary in the README) and the charts beside it."""
 import json
 import shutil
 from pathlib import Path
 
-from . import sections
+from . import charts, sections
 from .processes import log
 from .settings import DOCS, RAW, README
 
 # A mode's key in the raw file -> its section's markers in docs/bench.md, how the section is written, its
 # chart (None: none) and the chart's file name. The results also fill the README's markers.
-SECTIONS = {"results": ("bench:results", sections.results_section, sections.results_chart, "bench.png"),
+SECTIONS = {"results": ("bench:results", sections.results_section, charts.results_chart, "bench.png"),
             "tuning": ("bench:tuning", sections.tuning_section, None, None),
-            "soak": ("bench:soak", sections.soak_section, sections.soak_chart, "bench-soak.png")}
+            "soak": ("bench:soak", sections.soak_section, charts.soak_chart, "bench-soak.png")}
 README_MARKERS = "bench"
 
 

@@ -1,7 +1,7 @@
 """What the report says: docs/bench.md's generated sections (results, tuning, soak), the README's
-summary table, the targets of issue 7 met or missed, and the charts (gnuplot), each a function of one
-mode's raw results and nothing else (report.py puts them in place)."""
-import subprocess
+summary table, the targets of issues 7 and 11 met or missed, each a function of one mode's raw results
+and nothing else (report.py puts them in place; charts.py draws the charts)."""
+import re
 
 SOAK_GROWTH_LIMIT_MB = 2.0
 
@@ -42,11 +42,22 @@ SMOKE_RESULTS_NOTE = " (SMOKE: 1-second runs, numbers meaningless)"
 # ---------------------------------------------------------------- results (make bench)
 
 
-def row(results, key, proto):
+def row(results, key, proto, request="/"):
+    """The row of a candidate's target: a protocol, and the plain `/` or (issue 11) the avatar URL."""
     for r in results["rows"]:
-        if r["key"] == key and r["proto"] == proto:
+        if r["key"] == key and r["proto"] == proto and plain(r) == (request == "/"):
             return r
     return None
+
+
+def plain(r):
+    """Whether the row requests the plain `/` (rows from before issue 11 have no "request")."""
+    return r.get("request", "/") == "/"
+
+
+def avatar_request(r):
+    """The avatar URL of a row, its key shown as KEY (the method text gives it)."""
+    return re.sub(r"([?&]u=)[^&]*", r"\1KEY", r["request"])
 
 
 def ratio(a, b, conc):
@@ -71,7 +82,8 @@ def table(results, compact=False):
     for r in results["rows"]:
         s = {c: r["conc"][str(c)] for c in concs}
         bound = row(results, "nginx", r["proto"])
-        cells = [r["name"], r["proto"] + (" (h2load)" if r["tool"] == "h2load" else "")]
+        cells = [r["name"], r["proto"] + (" (h2load)" if r["tool"] == "h2load" else "")
+                 + ("" if plain(r) else f", `{avatar_request(r)}` + `Accept`")]
         cells += [fmt_int(s[c]["rps"] if s[c] else None) for c in concs]
         cells += [f"{fmt_ms(s[hi]['p50_ms'])} / {fmt_ms(s[hi]['p99_ms'])}" if s[hi] else "–"]
         if not compact:
@@ -88,14 +100,14 @@ def table(results, compact=False):
         if not compact and r.get("startup_cpu_s") is not None:
             st += f" ({r['startup_cpu_s']:.2f})"
         cells += [st]
-        cells += [fmt_x(ratio(r, base, hi)) if r["proto"] == "HTTP/1.1" else "–",
-                  fmt_x(ratio(r, bound, hi)) if bound is not r and bound else "–"]
+        cells += [fmt_x(ratio(r, base, hi)) if r["proto"] == "HTTP/1.1" and plain(r) else "–",
+                  fmt_x(ratio(r, bound, hi)) if bound is not r and bound and plain(r) else "–"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def targets_check(results):
-    """The targets of issue 7, met or missed, as a Markdown table."""
+    """The targets of issues 7 and 11, met or missed, as a Markdown table."""
     sc, base = row(results, "sidecar", "HTTP/1.1"), row(results, "baseline", "HTTP/1.1")
     ng, ngs = row(results, "nginx", "HTTP/1.1"), row(results, "nginx", "HTTPS/1.1")
     ng2, st, st2 = row(results, "nginx", "HTTPS/2"), row(results, "stack", "HTTPS/1.1"), row(results, "stack", "HTTPS/2")
@@ -110,6 +122,11 @@ def targets_check(results):
     for c in results["concurrency"]:
         r = ratio(sc, ng, c)
         check(f"Sidecar req/s ≥ 0.9× Nginx alone HTTP (c={c})", r is not None and r >= 0.9, fmt_x(r))
+    av = next((r for r in results["rows"] if r["key"] == "sidecar" and not plain(r)), None)
+    for c in results["concurrency"] if av else []:
+        r = ratio(av, sc, c)
+        check(f"Sidecar `{avatar_request(av)}` + `Accept` ≥ 0.9× plain `/`, same run (c={c})",
+              r is not None and r >= 0.9, fmt_x(r))
     r = sc["rss_kb"] / base["rss_kb"] if sc["rss_kb"] and base["rss_kb"] else None
     check("Sidecar RSS ≤ 0.6× baseline 3's", r is not None and r <= 0.6,
           f"{fmt_x(r)} ({fmt_mb(sc['rss_kb'])} MB vs {fmt_mb(base['rss_kb'])} MB)")
@@ -137,11 +154,11 @@ without keep-alive for the original test; memory of the server processes (sum ov
 php-fpm + Nginx), each candidate alone on the machine after one run at the highest concurrency; start-up = process start to the first `302`, median of
 {results['starts']} fresh starts.
 
-{table(results)}
+{avatar_method(results)}{table(results)}
 
 ![benchmark chart](bench.png)
-
-### Targets (issue 7)
+{avatar_bytes_section(results.get("avatar_bytes"))}
+### Targets (issues 7 and 11)
 
 {targets_check(results)}
 """
@@ -155,55 +172,53 @@ def readme_section(results):
     return f"""Measured by `make bench` on {m['cpu']} ({m['cpus']} vCPUs, {m['os']}, OpenJDK {m['java']}, nginx
 {m['nginx']}), {m['date']}: every server on one core, the load generator on the other, medians of
 {results['rounds']} rounds{mode}; 1-minute load average {m['loadavg_start']} when the run started (above ~0.5 the
-machine was shared and the rates are low and noisy). {met} of {len(checks)} targets of issue 7 met. Method,
-what bounds each target, the JVM flag measurements and the chart: [docs/bench.md](docs/bench.md).
+machine was shared and the rates are low and noisy). {met} of {len(checks)} targets of issues 7 and 11 met.{avatar_bytes_line(results.get("avatar_bytes"))}
+Method, what bounds each target, the JVM flag measurements and the chart: [docs/bench.md](docs/bench.md).
 
 {table(results, compact=True)}
 """
 
 
-def results_chart(results, png, work):
-    """Two panels like the original write-up: throughput per candidate, memory per candidate."""
-    concs = results["concurrency"]
-    dat = work / "rps.dat"
-    with open(dat, "w") as f:
-        for r in results["rows"]:
-            label = f"{r['key']} {r['proto']}".replace(" ", "\\n", 1)
-            vals = [(r["conc"][str(c)] or {}).get("rps") or 0 for c in concs]
-            f.write(f"\"{label}\" " + " ".join(f"{v:.0f}" for v in vals) + "\n")
-    mem = work / "mem.dat"
-    seen = set()
-    with open(mem, "w") as f:
-        for r in results["rows"]:
-            if r["key"] in seen:
-                continue
-            seen.add(r["key"])
-            f.write(f"\"{r['key']}\" {(r['rss_kb'] or 0) / 1024:.1f} {(r['pss_kb'] or 0) / 1024:.1f}\n")
-    cols = ", ".join(f"'{dat}' using {i + 2}:xtic(1) title 'c={c}'" for i, c in enumerate(concs))
-    m = results["machine"]
-    gnuplot(work / "bench.gp", f"""set terminal pngcairo size 1200,900 font 'DejaVu Sans,10'
-set output '{png}'
-set multiplot layout 2,1 title "fox-avatar: GET / -> 302 on {m['cpu']} (server on 1 core, load on another; load average {m['loadavg_start']} at start), {m['date']}"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set boxwidth 0.9
-set grid ytics
-set yrange [0:*]
-set format y "%.0s%c"
-set ylabel 'requests/s (median of rounds)'
-set key top right
-plot {cols}
-set ylabel 'memory after the run (MB)'
-set format y "%g"
-plot '{mem}' using 2:xtic(1) title 'RSS', '' using 3 title 'PSS'
-unset multiplot
-""")
+def avatar_method(results):
+    """What the sidecar's avatar-URL row requests and what it answered (nothing for older raw results)."""
+    av = next((r for r in results["rows"] if not plain(r)), None)
+    if not av:
+        return ""
+    key = re.search(r"[?&]u=([^&]*)", av["request"])
+    return (f"The sidecar's second row is issue 11's avatar URL, `{avatar_request(av)}` with KEY = "
+            f"`{key.group(1) if key else ''}` (32 hex digits, as in a Gravatar URL), sent with Chromium's image "
+            f"`Accept: {av['headers'].get('Accept', '')}`, in the same rounds on the same server as the plain `/` "
+            f"(the Targets compare the two); it answered `302` to `{av['location']}`.\n\n")
 
 
-def gnuplot(script, text):
-    script.write_text(text)
-    subprocess.run(["gnuplot", str(script)], check=True)
+def avatar_bytes_section(b):
+    """Issue 11's "bytes to show a 64 px avatar", before and after, through the full stack."""
+    if not b:
+        return ""
+    bf, af = b["before"], b["after"]
+    way = [("Before issue 11", "`GET /` → `302` → `/Renard-N.png`", bf),
+           ("Issue 11", f"`GET /?s={b['size']}&u=KEY` → `302` → its `Location`", af)]
+    lines = [f"### Bytes to show a {b['size']} px avatar (issue 11)", "",
+             f"Measured through the full stack (our Nginx over HTTPS, the sidecar behind it): {b['samples']} page "
+             f"loads each way, each a fresh TLS connection carrying the `302` and the image, both requests with "
+             f"Chromium's `Accept`, a different key (or a random fox) each time; medians, each column its own "
+             f"(the total is the median of the pages' totals). Counted: {b['counted']}. Before issue 11 every "
+             f"page got the 256 px PNG `/Renard-N.png`: that way fetches the legacy file of the fox `/` picks.",
+             "", "| Way | Requests | Image (foxes seen) | `302` bytes | image bytes | total bytes | × before |",
+             "|---|---|---|--:|--:|--:|--:|"]
+    for name, req, w in way:
+        r = w["total"] / bf["total"] if bf["total"] else None
+        lines.append(f"| {name} | {req} | {', '.join(w['images'])} ({w['foxes']}) | {fmt_int(w['redirect'])} "
+                     f"| {fmt_int(w['image'])} | **{fmt_int(w['total'])}** | {fmt_x(r)} |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def avatar_bytes_line(b):
+    if not b:
+        return ""
+    return (f" A {b['size']} px avatar through the full stack: **{fmt_int(b['after']['total'])} bytes** (`302` + "
+            f"{', '.join(b['after']['images'])}) instead of {fmt_int(b['before']['total'])} (`302` + "
+            f"{', '.join(b['before']['images'])}), medians of {b['samples']} page loads.")
 
 
 # ---------------------------------------------------------------- tuning (make bench TUNE=1)
@@ -274,19 +289,3 @@ Verdict: **{'flat, no error' if ok else 'FAILED'}**.
 
 ![soak chart](bench-soak.png)
 """
-
-
-def soak_chart(res, png, work):
-    dat = work / "soak.dat"
-    dat.write_text("".join(f"{t:.1f} {a / 1024:.2f} {p / 1024:.2f} {n / 1024:.2f} {d}\n"
-                           for t, a, p, n, d in res["samples"]))
-    gnuplot(work / "soak.gp", f"""set terminal pngcairo size 1000,500 font 'DejaVu Sans,10'
-set output '{png}'
-set title "fox-avatar soak: {res['done']:,} requests through Nginx (HTTPS) to the sidecar, {res['machine']['date']}"
-set xlabel 'requests (millions)'
-set ylabel 'MB'
-set grid
-set yrange [0:*]
-set key bottom right
-plot '{dat}' using ($5/1e6):2 with lines lw 2 title 'sidecar RSS', '' using ($5/1e6):3 with lines title 'sidecar PSS', '' using ($5/1e6):4 with lines title 'Nginx RSS (master + worker)'
-""")

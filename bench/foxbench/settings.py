@@ -1,5 +1,6 @@
 """The benchmark's settings: where things are, the mode and the knobs, read once from the environment.
 bench/bench.py documents them (--help); docs/bench.md lists the knobs with their defaults."""
+import hashlib
 import os
 
 from foxavatar.loopback import JAR, JVM_OPTIONS, REPO as ROOT  # noqa: F401 (the stack's paths, one owner)
@@ -38,3 +39,11 @@ SOAK_INTERVAL_S = 1 if SMOKE else 5
 
 HOST = "127.0.0.1"
 TLS_NAME = "localhost"  # server_name and certificate name (one server per port: any SNI/Host lands on it)
+
+# Issue 11's avatar URL: the sidecar with `?s=64&u=KEY` and a browser's Accept, beside the plain `/`; and
+# the bytes a page downloads to show a 64 px avatar, through the full stack, over BYTES_SAMPLES keys.
+CHROMIUM_ACCEPT = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"  # Chromium's for <img>
+AVATAR_SIZE = 64
+AVATAR_KEY = hashlib.md5(b"fox@example.org").hexdigest()   # 32 hex digits, as in a Gravatar URL
+AVATAR_PATH = f"/?s={AVATAR_SIZE}&u={AVATAR_KEY}"
+BYTES_SAMPLES = 21 if SMOKE else 210

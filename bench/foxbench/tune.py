@@ -94,7 +94,8 @@ def heap_used_kb(pid):
 
 
 def run(ws, m):
-    cands = [Sidecar(ws, flags=f, env=e, io_threads=io, key=k, name=n) for k, n, f, e, io in variants(make_appcds(ws))]
+    cands = [Sidecar(ws, flags=f, env=e, io_threads=io, key=k, name=n, avatar_url=False)
+             for k, n, f, e, io in variants(make_appcds(ws))]
     for c in cands:
         c.startups, c.startup_cpus, c.mems = [], [], []
     alloc = None
