@@ -8,10 +8,23 @@ import java.util.regex.Pattern;
  * Picks the image format from a request's {@code Accept} header: the first of the manifest's formats
  * whose Accept regex (case-insensitive) finds a match, else the last one (no regex). Each thread (an
  * Undertow IO thread) reuses its own Matchers, reset per request: nothing is allocated per request.
+ * A browser sends the same Accept with every image, so each thread remembers its last header and
+ * answer: a repeat costs one string comparison instead of the regexes.
  */
 final class FormatChooser {
     private final Pattern[] patterns;
-    private final ThreadLocal<Matcher[]> matchers;
+    private final ThreadLocal<PerThread> perThread;
+
+    /** One IO thread's Matchers and its last header and answer. */
+    private static final class PerThread {
+        final Matcher[] matchers;
+        String lastAccept;
+        int lastChoice;
+
+        PerThread(Matcher[] matchers) {
+            this.matchers = matchers;
+        }
+    }
 
     /** @param acceptRegexes one per format, in order of preference; the last is not used */
     FormatChooser(List<String> acceptRegexes) {
@@ -20,12 +33,12 @@ final class FormatChooser {
         }
         patterns = acceptRegexes.subList(0, acceptRegexes.size() - 1).stream()
                 .map(r -> Pattern.compile(r, Pattern.CASE_INSENSITIVE)).toArray(Pattern[]::new);
-        matchers = ThreadLocal.withInitial(() -> {
+        perThread = ThreadLocal.withInitial(() -> {
             Matcher[] m = new Matcher[patterns.length];
             for (int i = 0; i < m.length; i++) {
                 m[i] = patterns[i].matcher("");
             }
-            return m;
+            return new PerThread(m);
         });
     }
 
@@ -34,15 +47,22 @@ final class FormatChooser {
         if (accept == null) {
             return patterns.length;
         }
-        Matcher[] mine = matchers.get();
-        for (int i = 0; i < mine.length; i++) {
-            Matcher m = mine[i].reset(accept);
+        PerThread mine = perThread.get();
+        if (accept.equals(mine.lastAccept)) {
+            return mine.lastChoice;
+        }
+        int choice = patterns.length;
+        for (int i = 0; i < mine.matchers.length; i++) {
+            Matcher m = mine.matchers[i].reset(accept);
             boolean found = m.find();
-            m.reset(""); // do not hold on to the request's header until the next request
+            m.reset(""); // the Matcher does not keep the header; lastAccept does, one per thread
             if (found) {
-                return i;
+                choice = i;
+                break;
             }
         }
-        return patterns.length;
+        mine.lastAccept = accept;
+        mine.lastChoice = choice;
+        return choice;
     }
 }

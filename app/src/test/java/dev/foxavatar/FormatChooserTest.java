@@ -47,6 +47,18 @@ class FormatChooserTest {
     }
 
     @Test
+    void a_remembered_header_never_answers_for_a_different_one() {
+        String chromium = "image/avif,image/webp,*/*;q=0.8";
+        for (int i = 0; i < 3; i++) {
+            assertEquals("avif", choose(chromium));
+            assertEquals("avif", choose(new String(chromium)));   // equal content, another String
+            assertEquals("webp", choose("image/webp,*/*"));
+            assertEquals("png", choose("*/*"));
+            assertEquals("png", choose(null));
+        }
+    }
+
+    @Test
     void no_accept_header_gets_png() {
         assertEquals("png", choose(null));
     }
