@@ -17,7 +17,7 @@ from test_browser import _QuietHandler, browser, network_events, wait_for_images
 
 SIZE = 64
 MAX_BYTES = 2048
-PEOPLE = ["Ada", "Grace", "Linus", "Margaret", "Ken", "Barbara"]
+PEOPLE = ["Ada", "Alan", "Linus", "Margaret", "Ken", "Barbara"]
 
 
 def avatar_url(stack, size, name):
@@ -34,7 +34,7 @@ def embed_url(stack, tmp_path_factory):
         for i, n in enumerate(PEOPLE))
     (root / "embed.html").write_text(
         "<!doctype html>\n<html><head><title>comments</title><style>"
-        "body{margin:16px;font:15px/1.4 sans-serif;background:#fafafa;width:560px}"
+        "body{margin:0;padding:16px 16px 4px;font:15px/1.4 sans-serif;background:#fafafa;width:560px}"
         ".c{display:flex;gap:12px;align-items:center;margin:0 0 12px}.c p{margin:0}"
         "img{border-radius:50%}</style></head><body>\n" + comments + "\n</body></html>\n")
     handler = functools.partial(_QuietHandler, directory=str(root))
@@ -93,7 +93,7 @@ def test_embedded_avatars_are_small_modern_and_cached_without_a_request(stack, b
         assert (w, h, ok) == (SIZE, SIZE, True), f"{name}: natural size {w}x{h}"
 
     if os.environ.get("FOX_AVATAR_SCREENSHOT"):
-        browser.save_screenshot(os.environ["FOX_AVATAR_SCREENSHOT"])
+        browser.find_element("tag name", "body").screenshot(os.environ["FOX_AVATAR_SCREENSHOT"])
 
     log_before = stack.access_log() if stack.kind == "loopback" else None
     browser.get_log("performance")
