@@ -3,7 +3,7 @@
 
 Modes (environment):
   default          the full benchmark: every candidate, wrk c=10/100 in alternating rounds, ab, h2load,
-                   memory, threads, start-up; issue 11's avatar URL beside the sidecar's plain `/`, and the
+                   memory, threads, start-up; issue 11's avatar URL beside the sidecar's `/` (plain and + Accept), the
                    bytes to show a 64 px avatar through the full stack; writes docs/bench.md, docs/bench.png
                    and the README section.
   BENCH_SMOKE=1    seconds-long check that every candidate starts and answers and that the report renders;
@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tools")]   # foxbench, and the shared foxavatar helpers
 
 from foxbench import benchmark, report, settings, soak, tune  # noqa: E402
-from foxbench.candidates import Workspace  # noqa: E402
+from foxbench.workspace import Workspace  # noqa: E402
 from foxbench.machine import describe  # noqa: E402
 from foxbench.processes import die, log  # noqa: E402
 from foxbench.sections import machine_line, soak_figures, table, targets_check  # noqa: E402

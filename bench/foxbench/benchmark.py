@@ -2,7 +2,7 @@
 Phase A, throughput: all running, wrk/h2load rounds with the target order rotating, a counting run per
 target, ab without keep-alive. Phase B, each candidate alone: fresh starts timed to the first 302, one
 run at the highest concurrency, then memory and threads. Issue 11: the sidecar's avatar-URL target must
-answer with the 64 px image its Accept gets, and while the full stack runs (after its timed rounds) the
+answer with the 64 px image its Accept gets (its `/` + Accept target, the ratio's reference, a 302 only), and while the full stack runs (after its timed rounds) the
 bytes a page downloads to show a 64 px avatar are measured through it (avatar.py). The raw results go to
 the raw file, and the report is rendered from that file."""
 import time
@@ -52,7 +52,8 @@ def throughput(cands):
             t.check = t.load(max(CONCS), 1 if SMOKE else 2, count=True)
             log(f"status check {t.label}: {t.check['requests']:,} responses, {t.check['bad']} not 302 or failed")
         for t in targets:
-            if t.tool == "wrk" and t.url.startswith("http:") and t.cand.key != "nginx-nolog" and t.path == "/":
+            plain = t.path == "/" and not t.headers  # `ab` runs only the plain `/`
+            if t.tool == "wrk" and t.url.startswith("http:") and t.cand.key != "nginx-nolog" and plain:
                 log(f"ab -n {AB_N} -c 10 {t.label}")
                 t.ab = run_ab(t.url, AB_N)
         for c in cands:

@@ -1,56 +1,18 @@
 """The candidates: the server sets the benchmark compares, each started fresh, its server processes pinned
 to the server core. A candidate is one class (its key and name, its targets, start_procs()) and one line
-in CANDIDATES, whose order is the report's; Workspace holds what a run's candidates share."""
-import atexit
+in CANDIDATES, whose order is the report's; a run's candidates share a Workspace (workspace.py)."""
 import os
-import re
-import shutil
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 from foxavatar import loopback
-from foxavatar.imageset import ManifestError, read_manifest
 
 from .load import Target
 from .machine import php_fpm_bin
 from .processes import cpu_seconds, die, free_port, pin_tree, spawn, stop, tree, wait_302
-from .settings import AVATAR_PATH, BENCH, CHROMIUM_ACCEPT, HOST, IMAGES, JAR, JVM_OPTIONS, TLS_NAME
-
-
-class Workspace:
-    """A run's temp dir (removed at exit), the images and the throw-away certificate of the Nginx
-    candidates."""
-
-    def __init__(self):
-        self.images = Path(IMAGES).resolve()
-        try:
-            self.manifest = read_manifest(self.images)
-        except ManifestError as e:
-            die(f"BENCH_IMAGES: {e} (run `make images`)")
-        # The baselines (the blog's PHP and 33-line Java) pick among the files whose whole name
-        # matches a rule: the manifest's legacy names, the files they served.
-        self.baseline_rule = "|".join(re.escape(e.path) for e in self.manifest.legacy)
-        if not JAR.is_file():
-            die(f"{JAR} missing: run `make build`")
-        self.tmp = Path(tempfile.mkdtemp(prefix="fox-bench-"))
-        self.tmp.chmod(0o755)  # Nginx workers run as nobody
-        atexit.register(shutil.rmtree, self.tmp, ignore_errors=True)
-        self.cert = make_cert(self.tmp)
-
-    def close(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-
-def make_cert(d):
-    """A throw-away self-signed ECDSA certificate for localhost / 127.0.0.1 (same for every candidate)."""
-    crt, key = d / "bench.crt", d / "bench.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-days", "2", "-subj", "/CN=localhost", "-addext",
-                    "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(crt)],
-                   check=True, capture_output=True)
-    return crt, key
+from .settings import AVATAR_PATH, BENCH, CHROMIUM_ACCEPT, HOST, JAR, JVM_OPTIONS, TLS_NAME
 
 
 class Candidate:
@@ -103,9 +65,10 @@ def java_cmd(images, flags, port, io_threads=None):
 
 
 class Sidecar(Candidate):
-    """Candidate 1: the jar with app/jvm.options (or, for TUNE=1, other flags), plain HTTP. Two targets in
-    `make bench`: the plain `/`, and issue 11's avatar URL (`/?s=64&u=KEY` with Chromium's image Accept)
-    on the same server in the same rounds, so their ratio is the cost of reading the query and Accept."""
+    """Candidate 1: the jar with app/jvm.options (or, for TUNE=1, other flags), plain HTTP. Three targets
+    in `make bench`, on the same server in the same rounds: the plain `/` (no header), `/` with Chromium's
+    image Accept, and issue 11's avatar URL `/?s=64&u=KEY` with the same Accept. The last two differ only
+    by the query, so their ratio is the cost of parsing it and hashing the key (not of a bigger request)."""
     key, name = "sidecar", "Sidecar direct (Undertow, app/jvm.options)"
 
     def __init__(self, ws, flags=None, env=None, io_threads=None, key=None, name=None, avatar_url=True):
@@ -117,8 +80,8 @@ class Sidecar(Candidate):
         self.port = self.startup_port = free_port()
         self.targets = [Target(self, "HTTP/1.1", f"http://{HOST}:{self.port}/")]
         if avatar_url:
-            self.targets.append(Target(self, "HTTP/1.1", f"http://{HOST}:{self.port}/", path=AVATAR_PATH,
-                                       headers={"Accept": CHROMIUM_ACCEPT}))
+            self.targets += [Target(self, "HTTP/1.1", f"http://{HOST}:{self.port}/", path=path,
+                                    headers={"Accept": CHROMIUM_ACCEPT}) for path in ("/", AVATAR_PATH)]
 
     def start_procs(self):
         env = dict(os.environ, **(self.env or {}))

@@ -12,6 +12,8 @@ def results_chart(results, png, work):
             label = f"{r['key']} {r['proto']}".replace(" ", "\\n", 1)
             if r.get("request", "/") != "/":  # issue 11's avatar URL: its size, the key left out
                 label += " " + r["request"].split("&")[0]
+            if r.get("headers"):  # the sidecar's `/` and avatar URL with Chromium's Accept
+                label += " +Accept"
             vals = [(r["conc"][str(c)] or {}).get("rps") or 0 for c in concs]
             f.write(f"\"{label}\" " + " ".join(f"{v:.0f}" for v in vals) + "\n")
     mem = work / "mem.dat"

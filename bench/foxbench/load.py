@@ -139,7 +139,8 @@ class Target:
 
     @property
     def label(self):
-        return f"{self.cand.key} {self.proto}" + ("" if self.path == "/" else f" {self.path}")
+        return (f"{self.cand.key} {self.proto}" + ("" if self.path == "/" else f" {self.path}")
+                + "".join(f" +{name}" for name in self.headers))
 
     @property
     def request_url(self):

@@ -1,7 +1,10 @@
 """What the report says: docs/bench.md's generated sections (results, tuning, soak), the README's
 summary table, the targets of issues 7 and 11 met or missed, each a function of one mode's raw results
-and nothing else (report.py puts them in place; charts.py draws the charts)."""
+and nothing else (report.py puts them in place; charts.py draws the charts; rows.py says which row is
+which)."""
 import re
+
+from .rows import ACCEPT, AVATAR, avatar_request, plain, ratio, request_note, row
 
 SOAK_GROWTH_LIMIT_MB = 2.0
 
@@ -42,31 +45,6 @@ SMOKE_RESULTS_NOTE = " (SMOKE: 1-second runs, numbers meaningless)"
 # ---------------------------------------------------------------- results (make bench)
 
 
-def row(results, key, proto, request="/"):
-    """The row of a candidate's target: a protocol, and the plain `/` or (issue 11) the avatar URL."""
-    for r in results["rows"]:
-        if r["key"] == key and r["proto"] == proto and plain(r) == (request == "/"):
-            return r
-    return None
-
-
-def plain(r):
-    """Whether the row requests the plain `/` (rows from before issue 11 have no "request")."""
-    return r.get("request", "/") == "/"
-
-
-def avatar_request(r):
-    """The avatar URL of a row, its key shown as KEY (the method text gives it)."""
-    return re.sub(r"([?&]u=)[^&]*", r"\1KEY", r["request"])
-
-
-def ratio(a, b, conc):
-    try:
-        return a["conc"][str(conc)]["rps"] / b["conc"][str(conc)]["rps"]
-    except (TypeError, KeyError, ZeroDivisionError):
-        return None
-
-
 def table(results, compact=False):
     concs = results["concurrency"]
     base = row(results, "baseline", "HTTP/1.1")
@@ -82,8 +60,7 @@ def table(results, compact=False):
     for r in results["rows"]:
         s = {c: r["conc"][str(c)] for c in concs}
         bound = row(results, "nginx", r["proto"])
-        cells = [r["name"], r["proto"] + (" (h2load)" if r["tool"] == "h2load" else "")
-                 + ("" if plain(r) else f", `{avatar_request(r)}` + `Accept`")]
+        cells = [r["name"], r["proto"] + (" (h2load)" if r["tool"] == "h2load" else "") + request_note(r)]
         cells += [fmt_int(s[c]["rps"] if s[c] else None) for c in concs]
         cells += [f"{fmt_ms(s[hi]['p50_ms'])} / {fmt_ms(s[hi]['p99_ms'])}" if s[hi] else "–"]
         if not compact:
@@ -122,10 +99,12 @@ def targets_check(results):
     for c in results["concurrency"]:
         r = ratio(sc, ng, c)
         check(f"Sidecar req/s ≥ 0.9× Nginx alone HTTP (c={c})", r is not None and r >= 0.9, fmt_x(r))
-    av = next((r for r in results["rows"] if r["key"] == "sidecar" and not plain(r)), None)
+    # issue 11's avatar URL against `/` with the same Accept (raw results from before that row: plain `/`)
+    av, acc = row(results, "sidecar", "HTTP/1.1", AVATAR), row(results, "sidecar", "HTTP/1.1", ACCEPT)
+    ref, ref_name = (acc, "`/` + `Accept`") if acc else (sc, "plain `/`")
     for c in results["concurrency"] if av else []:
-        r = ratio(av, sc, c)
-        check(f"Sidecar `{avatar_request(av)}` + `Accept` ≥ 0.9× plain `/`, same run (c={c})",
+        r = ratio(av, ref, c)
+        check(f"Sidecar `{avatar_request(av)}` + `Accept` ≥ 0.9× {ref_name}, same run (c={c})",
               r is not None and r >= 0.9, fmt_x(r))
     r = sc["rss_kb"] / base["rss_kb"] if sc["rss_kb"] and base["rss_kb"] else None
     check("Sidecar RSS ≤ 0.6× baseline 3's", r is not None and r <= 0.6,
@@ -180,15 +159,23 @@ Method, what bounds each target, the JVM flag measurements and the chart: [docs/
 
 
 def avatar_method(results):
-    """What the sidecar's avatar-URL row requests and what it answered (nothing for older raw results)."""
-    av = next((r for r in results["rows"] if not plain(r)), None)
+    """What the sidecar's rows beside the plain `/` request and what the avatar URL answered (nothing for
+    raw results from before issue 11; the two-row text for those from before the `/` + `Accept` row)."""
+    av, acc = row(results, "sidecar", "HTTP/1.1", AVATAR), row(results, "sidecar", "HTTP/1.1", ACCEPT)
     if not av:
         return ""
     key = re.search(r"[?&]u=([^&]*)", av["request"])
-    return (f"The sidecar's second row is issue 11's avatar URL, `{avatar_request(av)}` with KEY = "
-            f"`{key.group(1) if key else ''}` (32 hex digits, as in a Gravatar URL), sent with Chromium's image "
-            f"`Accept: {av['headers'].get('Accept', '')}`, in the same rounds on the same server as the plain `/` "
-            f"(the Targets compare the two); it answered `302` to `{av['location']}`.\n\n")
+    url = (f"issue 11's avatar URL, `{avatar_request(av)}` with KEY = `{key.group(1) if key else ''}` "
+           f"(32 hex digits, as in a Gravatar URL)")
+    accept = f"Chromium's image `Accept: {av['headers'].get('Accept', '')}`"
+    answer = f"the avatar URL answered `302` to `{av['location']}`.\n\n"
+    if not acc:
+        return (f"The sidecar's second row is {url}, sent with {accept}, in the same rounds on the same server "
+                f"as the plain `/` (the Targets compare the two); it answered `302` to `{av['location']}`.\n\n")
+    return (f"The sidecar has three rows, one server, the same rounds: the plain `/` (no header), `/` + `Accept` "
+            f"({accept}) and {url} + the same `Accept`. The Targets compare the avatar URL with `/` + "
+            f"`Accept`: same header, so the ratio is the cost of the query and the keyed pick, not of reading "
+            f"a bigger request; {answer}")
 
 
 def avatar_bytes_section(b):
