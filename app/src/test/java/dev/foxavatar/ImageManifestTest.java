@@ -247,7 +247,7 @@ class ImageManifestTest {
         // Its Accept regexes give real clients the answers spec section 1's regex gives them.
         FormatChooser real = new FormatChooser(m.formats().stream().map(ImageManifest.Format::acceptRegex).toList());
         FormatChooser spec = new FormatChooser(FormatChooserTest.REGEXES);
-        for (String accept : List.of(AvatarServerTest.CHROMIUM, AvatarServerTest.OLD_SAFARI, "*/*", "image/*",
+        for (String accept : List.of(ServerOverHttp.CHROMIUM, ServerOverHttp.OLD_SAFARI, "*/*", "image/*",
                 "image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
                 "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,"
                         + "image/svg+xml,image/*;q=0.8,*/*;q=0.5",

@@ -16,7 +16,7 @@ class PerRequestAllocationTest {
         "S=99999999999999999999&U=hello%40example.com", "s=64px&u=a b",
     };
     private static final String[] ACCEPTS = {
-        AvatarServerTest.CHROMIUM, AvatarServerTest.OLD_SAFARI, "*/*", null, "image/avif;q=0,image/webp",
+        ServerOverHttp.CHROMIUM, ServerOverHttp.OLD_SAFARI, "*/*", null, "image/avif;q=0,image/webp",
     };
 
     private final SizeLadder ladder = new SizeLadder(TestImages.SIZES);

@@ -1,0 +1,117 @@
+package dev.foxavatar;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.undertow.server.HttpHandler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+/** The real server on an ephemeral port, over real HTTP: the fixture and helpers its tests share. */
+abstract class ServerOverHttp {
+    static final int FOXES = 21;
+    static final String CHROMIUM = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8";
+    static final String OLD_SAFARI = "image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5";
+
+    @TempDir
+    Path dir;
+
+    AvatarServer server;
+    final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    URI start(String baseUrl) throws Exception {
+        TestImages.create(dir, FOXES);
+        return startOnExistingImages(baseUrl);
+    }
+
+    /** A fresh server (its own manifest read, handler, table and Undertow) on the images already in dir. */
+    URI startOnExistingImages(String baseUrl) throws Exception {
+        Settings settings = new Settings(0, "127.0.0.1", dir, baseUrl, 2);
+        ImageManifest manifest = ImageManifest.load(dir);
+        return start(settings, new Routes(
+                new AvatarRedirectHandler(settings.locationPrefix(), manifest), new HealthHandler()));
+    }
+
+    URI start(Settings settings, HttpHandler routes) {
+        server = new AvatarServer(settings, routes);
+        server.start();
+        return URI.create("http://127.0.0.1:" + server.port());
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (server != null) {
+            server.stopGracefully(1000);
+        }
+    }
+
+    HttpResponse<String> send(String method, URI uri, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).method(method, HttpRequest.BodyPublishers.noBody())
+                .timeout(Duration.ofSeconds(10));
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static String header(HttpResponse<?> response, String name) {
+        return response.headers().firstValue(name).orElseThrow(() -> new AssertionError("no " + name));
+    }
+
+    /** The Location, checked to be one of the fixture's image paths: groups fox, size, format. */
+    static Matcher location(HttpResponse<?> response, String prefix) {
+        String location = header(response, "Location");
+        Matcher m = Pattern.compile(Pattern.quote(prefix) + TestImages.LOCATION).matcher(location);
+        assertTrue(m.matches(), location);
+        return m;
+    }
+
+    static Matcher location(HttpResponse<?> response) {
+        return location(response, "/");
+    }
+
+    static int fox(HttpResponse<?> response) {
+        return Integer.parseInt(location(response).group(1));
+    }
+
+    /** The answer's head to a request sent byte for byte (for what HttpClient would encode first). */
+    String rawHead(String target) throws IOException {
+        byte[] request = ("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1);
+        return raw(server.port(), request, 4096);
+    }
+
+    static String raw(int port, byte[] request) throws IOException {
+        return raw(port, request, 12);
+    }
+
+    /** Sends bytes as they are and returns up to {@code limit} bytes of the answer. */
+    static String raw(int port, byte[] request, int limit) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+            socket.setSoTimeout(5000);
+            OutputStream out = socket.getOutputStream();
+            out.write(request);
+            out.flush();
+            InputStream in = socket.getInputStream();
+            byte[] head = in.readNBytes(limit);
+            return new String(head, StandardCharsets.US_ASCII);
+        }
+    }
+}
