@@ -36,6 +36,11 @@
 #   apt_cache_ready                      opt-in apt download cache: apt-cacher-ng on the Docker host
 #       (port 3142), started if not running; prints the proxy URL (http://<docker0 ip>:3142) and
 #       exports APT_PROXY, which systemd_host_run then injects into test hosts (never the playbook).
+#   trixie_client_ready                  image local/fox-trixie-client:TRIXIE_CLIENT_TAG: debian:trixie-slim
+#       (base_image_ready) + curl (HTTP/3: --http3-only), openssl 3.5 (s_client -groups X25519MLKEM768),
+#       h2load (nghttp2-client, --alpn-list=h3), ca-certificates. Debian 12's clients have no HTTP/3
+#       and no ML-KEM; run these with `docker run --rm --network host|NET local/fox-trixie-client:TAG`.
+#       Built once; the tag changes when the package list does. Prints the image name.
 #   pebble_ready                         installs Pebble PEBBLE_VERSION (v2.10.1) from its Go module
 #       into $FOX_TOOLS/pebble-VERSION/, prints the binary path and exports PEBBLE_BIN.
 #   pebble_certs_dir                     prints Pebble's test/certs dir in the Go module cache:
@@ -57,6 +62,7 @@ _DOCKER_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 : "${COMPOSE_VERSION:=v2.29.7}"
 : "${PEBBLE_VERSION:=v2.10.1}"
+: "${TRIXIE_CLIENT_TAG:=1}"
 : "${DOCKERD_TIMEOUT:=60}"
 : "${PULL_TIMEOUT:=20}"
 : "${SYSTEMD_TIMEOUT:=90}"
@@ -201,6 +207,26 @@ _dk_base_build() {
   if timeout "$PULL_TIMEOUT" docker pull -q "$name" >/dev/null 2>&1; then return 0; fi
   _dk_log "cannot pull $name; building it with debootstrap"
   _dk_debootstrap_import "$suite" "$name" -- -c 'CMD ["bash"]'
+}
+
+# ---------------------------------------------------------------- Debian 13 clients
+TRIXIE_CLIENT_PACKAGES="curl openssl nghttp2-client ca-certificates"
+trixie_client_ready() {
+  local image="local/fox-trixie-client:$TRIXIE_CLIENT_TAG"
+  if ! docker image inspect "$image" >/dev/null 2>&1; then
+    docker_engine_ready && base_image_ready debian:trixie-slim trixie || return 1
+    _dk_locked "image-trixie-client" _dk_trixie_client_build "$image" || return 1
+  fi
+  echo "$image"
+}
+_dk_trixie_client_build() {
+  local image=$1
+  docker image inspect "$image" >/dev/null 2>&1 && return 0
+  _dk_log "building $image ($TRIXIE_CLIENT_PACKAGES)"
+  printf '%s\n' "FROM debian:trixie-slim" \
+    "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $TRIXIE_CLIENT_PACKAGES && rm -rf /var/lib/apt/lists/*" \
+    | nice docker build -q -t "$image" - >/dev/null \
+    || _dk_die "cannot build $image (apt in a debian:trixie-slim container)"
 }
 
 # Debian mirror layout for SUITE's security archive, next to the main mirror.

@@ -21,6 +21,7 @@ step compose_v2_ready compose_v2_ready
 step "base_image_ready debian:bookworm-slim" base_image_ready debian:bookworm-slim bookworm
 step "systemd_image_ready bookworm" systemd_image_ready bookworm
 step "systemd_image_ready trixie" systemd_image_ready trixie
+step trixie_client_ready trixie_client_ready >/dev/null
 step pebble_ready pebble_ready >/dev/null
 certs=$(pebble_certs_dir)
 test -f "$certs/pebble.minica.pem" && test -f "$certs/localhost/cert.pem" && test -f "$certs/localhost/key.pem"
