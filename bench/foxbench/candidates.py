@@ -172,7 +172,8 @@ class NginxAlone(Candidate):
         crt, key = ws.cert
         site_http, site_https, nobody = loopback.free_ports(3)
         variables = loopback.site_variables(TLS_NAME, site_http, site_https, nobody, crt, key,
-                                            self.dir / "logs", self.dir, ws.images)
+                                            self.dir / "logs", self.dir, ws.images,
+                                            build=loopback.nginx_build(loopback.find_nginx()))
         logline = f"access_log {self.dir}/logs/access.log avatar;" if self.access_log else "access_log off;"
         # conf.d/*.conf are read in name order: site.conf after fox-avatar.conf (its log format, the split)
         self.conf = loopback.nginx_prefix(self.dir, {

@@ -125,7 +125,7 @@ def test_unknown_paths_are_nginx_404_never_java(stack, path):
 @pytest.mark.parametrize("path", ["/", "/Renard-1.png", "/some/path?q=1&r=%2F", "/?"])
 def test_http_redirects_permanently_to_https_same_host_path_and_port(stack, path):
     r = get(stack, path, https=False)
-    assert r.status == 301, r.status
+    assert r.status == 308, r.status
     port = "" if stack.redirect_port == 443 else f":{stack.redirect_port}"
     assert r.header("Location") == f"https://{stack.host}{port}{path}"
     assert_security_headers(r, https=False)
@@ -253,7 +253,7 @@ def test_traversal_attempts_never_escape_the_images_root(stack, manifest, target
         assert r.status in (200, 302, 400, 404, 405), r.status
         assert_security_headers(r)
     else:
-        assert r.status in (301, 400, 404), r.status
+        assert r.status in (308, 400, 404), r.status
 
 
 # --- the fallback (keep last: it stops the Java service) ---------------------------

@@ -58,6 +58,12 @@ def find_nginx():
         (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None)
 
 
+def nginx_build(nginx):
+    """The text `nginx -V` prints: the template's avatar_nginx_build (it decides everything that
+    depends on the Nginx and OpenSSL versions from it)."""
+    return subprocess.run([nginx, "-V"], capture_output=True, text=True, check=True).stderr
+
+
 def nginx_version(nginx):
     out = subprocess.run([nginx, "-v"], capture_output=True, text=True).stderr
     m = re.search(r"nginx/(\d+)\.(\d+)\.(\d+)", out)
@@ -177,14 +183,14 @@ def nginx_prefix(tmp, sites):
 
 
 def site_variables(host, http_port, https_port, app_port, cert, key, logs, acme_webroot,
-                   images_dir=REPO / "images", http2_on_directive=False):
+                   images_dir=REPO / "images", build=""):
     """The per-deployment variables (nginx/README.md) of a stack on 127.0.0.1."""
     return {
         "avatar_server_name": host,
         "avatar_listen_addresses": ["127.0.0.1"],
         "avatar_http_port": http_port,
         "avatar_https_port": https_port,
-        "avatar_http2_on_directive": http2_on_directive,
+        "avatar_nginx_build": build,
         "avatar_tls_certificate": str(cert),
         "avatar_tls_certificate_key": str(key),
         "avatar_upstream_servers": [f"127.0.0.1:{app_port}"],
@@ -249,7 +255,7 @@ class LoopbackStack:
         self.variables = site_variables(
             self.host, self.http_port, self.https_port, self.app_port, certs["cert"], certs["key"],
             self.logs, self.acme_webroot, self.images_dir,
-            http2_on_directive=self.version >= (1, 25, 1))
+            build=nginx_build(self.nginx))
         self.main_conf = nginx_prefix(tmp, {"fox-avatar.conf": load_renderer()(self.variables)})
 
     def nginx_args(self, *extra):
