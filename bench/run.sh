@@ -9,5 +9,15 @@ cd "$(dirname "$0")/.."
 # wrk, ab, h2load: the load generators; gnuplot: the chart; nginx: bound 4, the full stack and the PHP
 # front; php-fpm: candidate 5 (installed so that every run compares the same five candidates).
 apt_need wrk apache2-utils nghttp2-client gnuplot-nox nginx php-fpm openssl curl openjdk-17-jdk-headless
+# The Debian 13 full stack (issue 12, bench/foxbench/trixie.py): Debian 13's Nginx and h2load in images,
+# made once. Without Docker the candidate is left out with a note; under CI=true that is a failure.
+if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${1:-}" != --render ]; then
+  . tools/docker.sh
+  if [ "${CI:-}" = true ] || docker info >/dev/null 2>&1; then
+    BENCH_TRIXIE_CLIENT=$(trixie_client_ready)
+    BENCH_TRIXIE_NGINX=$(trixie_nginx_ready)
+    export BENCH_TRIXIE_CLIENT BENCH_TRIXIE_NGINX
+  fi
+fi
 . tools/venv.sh   # Jinja2 for nginx/render.py, cryptography for the full stack's CA (tools/foxavatar/loopback.py)
 exec python3 bench/bench.py "$@"

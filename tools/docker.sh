@@ -41,6 +41,9 @@
 #       h2load (nghttp2-client, --alpn-list=h3), ca-certificates. Debian 12's clients have no HTTP/3
 #       and no ML-KEM; run these with `docker run --rm --network host|NET local/fox-trixie-client:TAG`.
 #       Built once; the tag changes when the package list does. Prints the image name.
+#   trixie_nginx_ready                   image local/fox-trixie-nginx:TRIXIE_NGINX_TAG: the client image above
+#       + Debian 13's nginx (1.26, --with-http_v3_module, OpenSSL 3.5), not started: the bench's Debian 13
+#       full stack runs it with --network host. Built once; prints the image name.
 #   pebble_ready                         installs Pebble PEBBLE_VERSION (v2.10.1) from its Go module
 #       into $FOX_TOOLS/pebble-VERSION/, prints the binary path and exports PEBBLE_BIN.
 #   pebble_certs_dir                     prints Pebble's test/certs dir in the Go module cache:
@@ -63,6 +66,7 @@ _DOCKER_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${COMPOSE_VERSION:=v2.29.7}"
 : "${PEBBLE_VERSION:=v2.10.1}"
 : "${TRIXIE_CLIENT_TAG:=1}"
+: "${TRIXIE_NGINX_TAG:=1}"
 : "${DOCKERD_TIMEOUT:=60}"
 : "${PULL_TIMEOUT:=20}"
 : "${SYSTEMD_TIMEOUT:=90}"
@@ -227,6 +231,23 @@ _dk_trixie_client_build() {
     "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $TRIXIE_CLIENT_PACKAGES && rm -rf /var/lib/apt/lists/*" \
     | nice docker build -q -t "$image" - >/dev/null \
     || _dk_die "cannot build $image (apt in a debian:trixie-slim container)"
+}
+trixie_nginx_ready() {
+  local image="local/fox-trixie-nginx:$TRIXIE_NGINX_TAG" client
+  if ! docker image inspect "$image" >/dev/null 2>&1; then
+    client=$(trixie_client_ready) || return 1
+    _dk_locked "image-trixie-nginx" _dk_trixie_nginx_build "$image" "$client" || return 1
+  fi
+  echo "$image"
+}
+_dk_trixie_nginx_build() {
+  local image=$1 client=$2
+  docker image inspect "$image" >/dev/null 2>&1 && return 0
+  _dk_log "building $image ($client + nginx)"
+  printf '%s\n' "FROM $client" \
+    "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx && rm -rf /var/lib/apt/lists/*" \
+    | nice docker build -q -t "$image" - >/dev/null \
+    || _dk_die "cannot build $image (apt in a $client container)"
 }
 
 # Debian mirror layout for SUITE's security archive, next to the main mirror.

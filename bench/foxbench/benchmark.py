@@ -63,6 +63,7 @@ def throughput(cands):
                 log(f"bytes to show a {c.avatar_bytes['size']} px avatar (medians of "
                     f"{c.avatar_bytes['samples']}): before {b['total']:,.0f} ({', '.join(b['images'])}), "
                     f"after {a['total']:,.0f} ({', '.join(a['images'])})")
+            if hasattr(c, "fallbacks"):
                 c.nfallback = c.fallbacks()
     finally:
         for c in cands:
@@ -76,8 +77,8 @@ def alone(cands):
         c.startups, c.startup_cpus = [], []
     for i in range(STARTS):
         for c in cands:
-            if i and isinstance(c, FullStack):
-                continue  # its start is Nginx's plus the sidecar's, both timed on their own
+            if i and c.startup_port is None:
+                continue  # a full stack: its start is Nginx's plus the sidecar's, both timed on their own
             try:
                 t = c.start()
                 if t is not None and c.key != "nginx-nolog":
@@ -89,7 +90,7 @@ def alone(cands):
                     pids = c.pids()
                     c.rss, c.pss = memory_kb(pids)
                     c.nthreads, c.nprocs = threads(pids), len(pids)
-                    if isinstance(c, FullStack):
+                    if hasattr(c, "app_pids"):
                         c.app_rss, c.app_pss = memory_kb(c.app_pids())
                     log(f"memory {c.key}: RSS {c.rss / 1024:.1f} MB, PSS {c.pss / 1024:.1f} MB, {c.nthreads} threads")
             finally:

@@ -256,5 +256,7 @@ server {{
         return [fpm, nginx_proc(self.dir, self.conf)]
 
 
+from .trixie import TrixieStack  # noqa: E402 (it builds on Candidate above)
+
 # The candidates of `make bench`, in the report's order.
-CANDIDATES = [Sidecar, FullStack, Baseline, NginxAlone, NginxAloneNoLog, Php]
+CANDIDATES = [Sidecar, FullStack, TrixieStack, Baseline, NginxAlone, NginxAloneNoLog, Php]

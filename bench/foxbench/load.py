@@ -46,8 +46,7 @@ class H2load:
     name = "h2load"
 
     def run(self, url, conc, duration, count=False, headers=None):
-        conns = min(10, conc)
-        streams = max(1, conc // conns)
+        conns, streams = self.shape(conc)
         done = n3xx = failed = errored = timeouts = 0
         busy = 0.0
         lat = []
@@ -55,9 +54,8 @@ class H2load:
         runs = 0
         while time.monotonic() < end or runs == 0:
             runs += 1
-            with tempfile.NamedTemporaryFile(prefix="h2load-", suffix=".log") as lf:
-                cmd = ["h2load", "-t1", f"-c{conns}", f"-m{streams}", "-n", str(conns * H2_PER_CONNECTION),
-                       "--log-file", lf.name, *header_args(headers), url]
+            with tempfile.NamedTemporaryFile(prefix="h2load-", suffix=".log", dir=self.logdir) as lf:
+                cmd = self.command(conns, streams, conns * H2_PER_CONNECTION, lf.name, headers, url)
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
                 out = r.stdout
                 m = re.search(r"finished in ([\d.]+)(m?s), ([\d.]+) req/s", out)
@@ -81,6 +79,17 @@ class H2load:
         return {"rps": done / busy if busy else 0.0, "requests": done, "p50_ms": percentile(lat, 50) / 1000,
                 "p99_ms": percentile(lat, 99) / 1000, "bad": (done - n3xx) + failed + errored,
                 "not302": done - n3xx, "errors": failed + errored + timeouts}
+
+    logdir = None  # where its log files go (None: the system's temp dir)
+
+    def shape(self, conc):
+        """(connections, streams per connection) for a total concurrency."""
+        conns = min(10, conc)
+        return conns, max(1, conc // conns)
+
+    def command(self, conns, streams, n, logfile, headers, url):
+        return ["h2load", "-t1", f"-c{conns}", f"-m{streams}", "-n", str(n), "--log-file", logfile,
+                *header_args(headers), url]
 
 
 TOOLS = {t.name: t for t in [Wrk(), H2load()]}
@@ -130,8 +139,10 @@ class Target:
     """One candidate's URL in one protocol, loaded by one tool; collects the results of its runs."""
 
     def __init__(self, cand, proto, url, tool="wrk", path="/", headers=None):
-        """url: the server's root (http://host:port/); path: the request, "/" or issue 11's avatar URL."""
-        self.cand, self.proto, self.url, self.tool = cand, proto, url, tool
+        """url: the server's root (http://host:port/); path: the request, "/" or issue 11's avatar URL;
+        tool: a name in TOOLS or a tool object (with a status() of its own: trixie.py's)."""
+        self.runner = TOOLS[tool] if isinstance(tool, str) else tool
+        self.cand, self.proto, self.url, self.tool = cand, proto, url, self.runner.name
         self.path, self.headers = path, headers or {}
         self.runs = {}  # concurrency -> list of result dicts
         self.ab = self.check = None
@@ -147,7 +158,7 @@ class Target:
         return self.url.rstrip("/") + self.path
 
     def load(self, conc, duration, count=False):
-        return TOOLS[self.tool].run(self.request_url, conc, duration, count, self.headers)
+        return self.runner.run(self.request_url, conc, duration, count, self.headers)
 
     def timed(self, conc, duration):
         """A measured run: the result with the server's CPU share during it, kept in self.runs."""
@@ -160,7 +171,10 @@ class Target:
 
     def status(self):
         """The status of one request (None when nothing answers); its Location is kept in self.location."""
-        status, self.location = curl_status(self.request_url, http2=self.tool == "h2load", headers=self.headers)
+        if hasattr(self.runner, "status"):
+            status, self.location = self.runner.status(self.request_url, self.headers)
+        else:
+            status, self.location = curl_status(self.request_url, http2=self.tool == "h2load", headers=self.headers)
         return status
 
     def summary(self, conc):

@@ -122,3 +122,14 @@ def test_the_avatar_url_answer_is_checked_against_the_manifest():
     assert "64 px webp" in avatar.location_problem(m, "/a/Renard-1-64.1234567890.webp")
     assert "256 px png (legacy)" in avatar.location_problem(m, "/Renard-1.png")
     assert "not a file of the manifest" in avatar.location_problem(m, "/Renard-2.png")
+
+
+def test_a_run_without_an_http3_client_says_why_the_debian_13_stack_has_no_http3_row(pages):
+    """Debian 13's h2load has no HTTP/3: the Debian 13 stack's rows come without one, and the text says why."""
+    doc, readme = pages
+    raw = report.load_raw(HERE / "fixture" / "bench.json")
+    raw["results"]["rows"] = [r for r in raw["results"]["rows"] if r["proto"] != "HTTP/3"]
+    report.render(raw, doc, readme, keys=["results"])
+    text = doc.read_text()
+    assert "HTTPS/1.1 0.80×, HTTPS/2 0.98×. No HTTP/3 row: Debian 13's h2load is built without HTTP/3" in text
+    assert "| HTTP/3" not in text
