@@ -9,10 +9,17 @@
 #      reports changed=0; the shared HTTP suite (tests/stack, AVATAR_STACK=external) over HTTPS
 #      against the host's address; units active and enabled; the service runs as its own
 #      unprivileged user; `systemd-analyze security` exposure printed and <= 2.0; the service
-#      listens on 127.0.0.1 only.
+#      listens on 127.0.0.1 only. HTTP/3 and the TLS group, with Debian 13's curl and openssl in a
+#      container on the test network (tools/docker.sh trixie_client_ready): the Debian 13 host serves
+#      the 302 over HTTP/3 (curl --http3-only), sends Alt-Svc and negotiates X25519MLKEM768, and a
+#      classic client (Debian 12's OpenSSL) still gets X25519; the Debian 12 host has no UDP listener,
+#      sends no Alt-Svc and negotiates X25519 with the same client. Then fox_avatar_nginx_http3=false
+#      on the Debian 13 host: no QUIC listener, no Alt-Svc, no HTTP/3; back to true (the default):
+#      HTTP/3 again after a reload (same master PID); the next converge changed=0.
 #   2. three hosts (a proxy on Debian 12, app hosts on Debian 13 and 12) on one network: converge
 #      twice (changed=0), the shared HTTP suite through the proxy, each service listens on its
-#      host's private address only, the proxy's upstream pool lists both.
+#      host's private address only, the proxy's upstream pool lists both; the Debian 12 proxy:
+#      no HTTP/3, no Alt-Svc, X25519.
 #   3. `files` mode with a provided certificate, re-converging the Debian 12 host of scenario 1:
 #      Nginx serves exactly that certificate (SHA-256 fingerprint), a second converge changed=0.
 #   5. a release nginx -t rejects (a bad server name, for one run): the run fails loudly, the
@@ -46,6 +53,8 @@ trap 'exit 130' INT TERM
 section "prerequisites"
 ansible_prerequisites
 apt_need wrk   # scenario 7's load
+CLIENT=$(trixie_client_ready) || die "no Debian 13 client image (tools/docker.sh trixie_client_ready)"
+echo "Debian 13 client image: $CLIENT"
 # The hosts fetch packages straight from the Debian mirror (fast here; apt_cache_ready's
 # apt-cacher-ng answered 503 for the bookworm index during development). Opt in with
 # ANSIBLE_TEST_APT_CACHE=1.
@@ -142,6 +151,8 @@ for name in one12 one13; do
     eval "! grep -q 'install ok installed\\|fox-avatar' '$WORK/$name.check.left'"
 done
 
+. tests/ansible/http3.sh   # h3_checks, h3_get, alt_svc, tls_group, udp_443
+
 # ------------------------------------------------------------------ scenario 1 checks
 host_checks() { # HOST: units, user, sandbox score
   local h=$1 pid uid user score
@@ -176,11 +187,37 @@ for name in one12 one13; do
   show_log "$name second converge" "$WORK/$name.2.log"
   check "$h: second converge reports changed=0" ran_unchanged "$WORK/$name.2.log"
   docker exec "$h" cat /etc/ssl/fox-avatar/fullchain.pem >"$WORK/$name-ca.pem"
-  check "$h: shared HTTP suite over HTTPS against ${IP[$h]}" \
+  new=$([ "$name" = one13 ] && echo 1 || echo 0)   # Debian 13: HTTP/3 and X25519MLKEM768
+  AVATAR_HTTP3=$new AVATAR_PQ=$new AVATAR_CLIENT_NETWORK=$NET \
+  check "$h: shared HTTP suite over HTTPS against ${IP[$h]} (AVATAR_HTTP3=$new AVATAR_PQ=$new)" \
     stack_suite "$WORK/$name.pytest.log" "$SITE_NAME" "${IP[$h]}" "$WORK/$name-ca.pem" "$h" "$h"
+  h3_checks "$h" "${IP[$h]}" "$WORK/$name-ca.pem" "$new"
   host_checks "$h"
   check "$h: co-located service listens on 127.0.0.1 only" listens_only_on "$h" 127.0.0.1
 done
+
+section "1b. fox_avatar_nginx_http3=false on the Debian 13 host $H13, then back to the default"
+pid13=$(nginx_pid "$H13")
+playbook "$WORK/one13.yml" "$WORK/h3off.log" -e '{"fox_avatar_nginx_http3": false}'
+show_log "HTTP/3 off" "$WORK/h3off.log"
+check "HTTP/3 off: converge succeeds" ran_clean "$WORK/h3off.log"
+got=$(h3_get "${IP[$H13]}" "$WORK/one13-ca.pem"); alt=$(alt_svc "${IP[$H13]}" "$WORK/one13-ca.pem"); udp=$(udp_443 "$H13")
+echo "HTTP/3 off: curl --http3-only -> '$got'; Alt-Svc '$alt'; UDP listeners on 443: '${udp:-none}'"
+check "HTTP/3 off: no QUIC listener (ss -uln: '${udp:-none}')" test -z "$udp"
+check "HTTP/3 off: no Alt-Svc ('$alt')" test -z "$alt"
+check "HTTP/3 off: no answer over HTTP/3 ($got)" eval "[ '$got' != '302 3' ]"
+code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$WORK/one13-ca.pem" --resolve "$SITE_NAME:443:${IP[$H13]}" "https://$SITE_NAME/")
+check "HTTP/3 off: HTTPS over TCP still answers 302 ($code)" test "$code" = 302
+playbook "$WORK/one13.yml" "$WORK/h3on.log"
+show_log "HTTP/3 back on" "$WORK/h3on.log"
+check "HTTP/3 back on: converge succeeds" ran_clean "$WORK/h3on.log"
+got=$(h3_get "${IP[$H13]}" "$WORK/one13-ca.pem"); alt=$(alt_svc "${IP[$H13]}" "$WORK/one13-ca.pem"); udp=$(udp_443 "$H13")
+echo "HTTP/3 back on: curl --http3-only -> '$got'; Alt-Svc '$alt'; UDP listeners on 443: '${udp:-none}'"
+check "HTTP/3 back on: QUIC listeners again (${udp:-none})" test "$udp" = "*:443 [::]:443 "
+check "HTTP/3 back on: 302 over HTTP/3 ($got) with Alt-Svc ($alt)" test "$got $alt" = '302 3 h3=":443"; ma=86400'
+check "HTTP/3 off and on: Nginx reloaded, never restarted (same master PID $pid13)" test "$(nginx_pid "$H13")" = "$pid13"
+playbook "$WORK/one13.yml" "$WORK/h3on.2.log"
+check "HTTP/3 back on: the next converge reports changed=0" ran_unchanged "$WORK/h3on.2.log"
 
 # ------------------------------------------------------------------ scenario 2
 section "2. three hosts: proxy $HPX (Debian 12), app hosts $HAP (Debian 13) and $HAP2 (Debian 12)"
@@ -194,8 +231,10 @@ pool
 check "multi-host: the proxy's upstream pool lists each app host's address, nothing else" \
   test "$(pool)" = "$(printf '%s.conf: server %s:8080;\n' "$HAP" "${IP[$HAP]}" "$HAP2" "${IP[$HAP2]}")"
 docker exec "$HPX" cat /etc/ssl/fox-avatar/fullchain.pem >"$WORK/two-ca.pem"
-check "multi-host: shared HTTP suite through the proxy ${IP[$HPX]}" \
+AVATAR_HTTP3=0 AVATAR_PQ=0 AVATAR_CLIENT_NETWORK=$NET \
+check "multi-host: shared HTTP suite through the proxy ${IP[$HPX]} (Debian 12: AVATAR_HTTP3=0 AVATAR_PQ=0)" \
   stack_suite "$WORK/two.pytest.log" "$SITE_NAME" "${IP[$HPX]}" "$WORK/two-ca.pem" "$HPX" "$HAP" "$HAP2"
+h3_checks "$HPX" "${IP[$HPX]}" "$WORK/two-ca.pem" 0
 check "multi-host: the proxy host runs no Java" not_installed "$HPX" default-jre-headless
 for h in "$HAP" "$HAP2"; do
   check "$h: runs no Nginx" not_installed "$h" nginx
