@@ -21,8 +21,10 @@ alt_svc() { # ADDR CA: the Alt-Svc header of GET / over HTTPS (TCP)
     | tr -d '\r' | sed -n 's/^alt-svc: *//Ip'
 }
 tls_group() { # ADDR CA GROUPS: the TLS 1.3 group the host picks from those Debian 13's openssl offers
+  # (OpenSSL 3.5 prints "Negotiated TLS1.3 group: X25519MLKEM768" for the hybrid KEM, "Peer Temp Key:
+  # X25519, 253 bits" for a classic group)
   trixie_client "$2" sh -c 'openssl s_client -connect "$1:443" -servername "$2" -groups "$3" -CAfile /ca.pem </dev/null 2>&1' \
-    sh "$1" "$SITE_NAME" "$3" | sed -n 's/^Negotiated TLS1.3 group: //p'
+    sh "$1" "$SITE_NAME" "$3" | sed -n 's/^Negotiated TLS1.3 group: //p; s/^Peer Temp Key: \([^,]*\),.*/\1/p' | head -n 1
 }
 udp_443() { # HOST: its UDP listeners on 443, one per address ("*:443 [::]:443 ")
   docker exec "$1" ss -Hlun 'sport = :443' | awk '{print $4}' | sed 's/^0\.0\.0\.0:/*:/' | sort -u | tr '\n' ' '
