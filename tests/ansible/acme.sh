@@ -180,7 +180,9 @@ check "acme: one certificate in the lineage" test "$(lineage_count)" = 1
 
 # ------------------------------------------------------------------ 3. shared HTTP suite
 section "ACME 3. shared HTTP suite with Pebble's root trusted"
-check "acme: shared HTTP suite passes against $IP with Pebble's root" \
+new=$([ "$SUITE" = trixie ] && echo 1 || echo 0)   # Debian 13: HTTP/3 and X25519MLKEM768
+AVATAR_HTTP3=$new AVATAR_PQ=$new AVATAR_CLIENT_NETWORK=$NET \
+check "acme: shared HTTP suite passes against $IP with Pebble's root (AVATAR_HTTP3=$new AVATAR_PQ=$new)" \
   stack_suite "$WORK/pytest.log" "$NAME" "$IP" "$WORK/pebble-root.pem" "$HOST" "$HOST"
 
 # ------------------------------------------------------------------ 4. new name

@@ -69,6 +69,7 @@ cases=(
   "acme without an e-mail|fox_avatar_acme_email|one|{\"fox_avatar_tls_mode\": \"acme\"}"
   "empty avatar_apps group|avatar_apps|noapps|{}"
   "https port 0|fox_avatar_nginx_https_port|one|{\"fox_avatar_nginx_https_port\": 0}"
+  "http3 switch not a boolean|fox_avatar_nginx_http3|one|{\"fox_avatar_nginx_http3\": \"maybe\"}"
   "names given as a string|fox_avatar_tls_domains|one|{\"fox_avatar_tls_domains\": \"avatar.test\"}"
   "separate app host without an address|fox_avatar_app_address|split|{}"
   "memory limit not a size|fox_avatar_app_memory_max|one|{\"fox_avatar_app_memory_max\": \"lots\"}"

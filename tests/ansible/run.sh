@@ -9,10 +9,18 @@
 #      reports changed=0; the shared HTTP suite (tests/stack, AVATAR_STACK=external) over HTTPS
 #      against the host's address; units active and enabled; the service runs as its own
 #      unprivileged user; `systemd-analyze security` exposure printed and <= 2.0; the service
-#      listens on 127.0.0.1 only.
+#      listens on 127.0.0.1 only. HTTP/3 and the TLS group, with Debian 13's curl and openssl in a
+#      container on the test network (tools/docker.sh trixie_client_ready): the Debian 13 host serves
+#      the 302 over HTTP/3 (curl --http3-only), sends Alt-Svc and negotiates X25519MLKEM768, and a
+#      classic client (Debian 12's OpenSSL) still gets X25519; the Debian 12 host has no UDP listener,
+#      sends no Alt-Svc and negotiates X25519 with the same client.
+#  1b. fox_avatar_nginx_http3=false on the Debian 13 host: no QUIC listener, no Alt-Svc, no HTTP/3;
+#      back to true (the default): HTTP/3 again after a reload (same master PID); the next converge
+#      changed=0. Runs beside scenarios 3 and 5 (another host), checked after them.
 #   2. three hosts (a proxy on Debian 12, app hosts on Debian 13 and 12) on one network: converge
 #      twice (changed=0), the shared HTTP suite through the proxy, each service listens on its
-#      host's private address only, the proxy's upstream pool lists both.
+#      host's private address only, the proxy's upstream pool lists both; the Debian 12 proxy:
+#      no HTTP/3, no Alt-Svc, X25519.
 #   3. `files` mode with a provided certificate, re-converging the Debian 12 host of scenario 1:
 #      Nginx serves exactly that certificate (SHA-256 fingerprint), a second converge changed=0.
 #   5. a release nginx -t rejects (a bad server name, for one run): the run fails loudly, the
@@ -46,6 +54,8 @@ trap 'exit 130' INT TERM
 section "prerequisites"
 ansible_prerequisites
 apt_need wrk   # scenario 7's load
+CLIENT=$(trixie_client_ready) || die "no Debian 13 client image (tools/docker.sh trixie_client_ready)"
+echo "Debian 13 client image: $CLIENT"
 # The hosts fetch packages straight from the Debian mirror (fast here; apt_cache_ready's
 # apt-cacher-ng answered 503 for the bookworm index during development). Opt in with
 # ANSIBLE_TEST_APT_CACHE=1.
@@ -142,6 +152,8 @@ for name in one12 one13; do
     eval "! grep -q 'install ok installed\\|fox-avatar' '$WORK/$name.check.left'"
 done
 
+. tests/ansible/http3.sh   # h3_checks, h3_get, alt_svc, tls_group, udp_443
+
 # ------------------------------------------------------------------ scenario 1 checks
 host_checks() { # HOST: units, user, sandbox score
   local h=$1 pid uid user score
@@ -176,8 +188,11 @@ for name in one12 one13; do
   show_log "$name second converge" "$WORK/$name.2.log"
   check "$h: second converge reports changed=0" ran_unchanged "$WORK/$name.2.log"
   docker exec "$h" cat /etc/ssl/fox-avatar/fullchain.pem >"$WORK/$name-ca.pem"
-  check "$h: shared HTTP suite over HTTPS against ${IP[$h]}" \
+  new=$([ "$name" = one13 ] && echo 1 || echo 0)   # Debian 13: HTTP/3 and X25519MLKEM768
+  AVATAR_HTTP3=$new AVATAR_PQ=$new AVATAR_CLIENT_NETWORK=$NET \
+  check "$h: shared HTTP suite over HTTPS against ${IP[$h]} (AVATAR_HTTP3=$new AVATAR_PQ=$new)" \
     stack_suite "$WORK/$name.pytest.log" "$SITE_NAME" "${IP[$h]}" "$WORK/$name-ca.pem" "$h" "$h"
+  h3_checks "$h" "${IP[$h]}" "$WORK/$name-ca.pem" "$new"
   host_checks "$h"
   check "$h: co-located service listens on 127.0.0.1 only" listens_only_on "$h" 127.0.0.1
 done
@@ -194,8 +209,10 @@ pool
 check "multi-host: the proxy's upstream pool lists each app host's address, nothing else" \
   test "$(pool)" = "$(printf '%s.conf: server %s:8080;\n' "$HAP" "${IP[$HAP]}" "$HAP2" "${IP[$HAP2]}")"
 docker exec "$HPX" cat /etc/ssl/fox-avatar/fullchain.pem >"$WORK/two-ca.pem"
-check "multi-host: shared HTTP suite through the proxy ${IP[$HPX]}" \
+AVATAR_HTTP3=0 AVATAR_PQ=0 AVATAR_CLIENT_NETWORK=$NET \
+check "multi-host: shared HTTP suite through the proxy ${IP[$HPX]} (Debian 12: AVATAR_HTTP3=0 AVATAR_PQ=0)" \
   stack_suite "$WORK/two.pytest.log" "$SITE_NAME" "${IP[$HPX]}" "$WORK/two-ca.pem" "$HPX" "$HAP" "$HAP2"
+h3_checks "$HPX" "${IP[$HPX]}" "$WORK/two-ca.pem" 0
 check "multi-host: the proxy host runs no Java" not_installed "$HPX" default-jre-headless
 for h in "$HAP" "$HAP2"; do
   check "$h: runs no Nginx" not_installed "$h" nginx
@@ -298,7 +315,11 @@ out=$(awk '/^RUNNING HANDLER .*take the mark off \| (down|back)\]/ { mark = ($0 
 echo "rolling upgrade under load: ${roll_s} s for the run with 2 app hosts (${roll2_s} s for the same run" \
   "with nothing to do); each host out of the pool for: ${out:-?}"
 
+# ------------------------------------------------------------------ scenario 1b (in the background)
+# HTTP/3 off and back on $H13 (tests/ansible/http3.sh h3_toggle_job), beside scenarios 3 and 5 on
+# $H12 to save their time; checked after scenario 5.
 # ------------------------------------------------------------------ scenario 3
+h3_toggle_job >"$WORK/h3-toggle.out" 2>&1 & h3_toggle=$!
 section "3. files mode: a provided certificate on $H12"
 certs=$WORK/certs; mkdir -p "$certs"
 (
@@ -371,6 +392,9 @@ docker exec "$H12" ls -l "$releases"
 check "good release: only the live and the previous release are kept (the rejected one is gone)" \
   test "$(docker exec "$H12" find "$releases" -mindepth 1 -maxdepth 1 -type d | sort | tr '\n' ' ')" \
     = "$(printf '%s\n' "$live_after" "$live_before" | sort | tr '\n' ' ')"
+
+wait "$h3_toggle"; cat "$WORK/h3-toggle.out"
+h3_toggle_checks
 
 section "6. ACME (tests/ansible/acme.sh)"
 check "ACME scenario passes (tests/ansible/acme.sh: Pebble, http-01, renewal)" \
