@@ -186,7 +186,8 @@ def test_generated_upstream_is_the_templates_upstream_for_app_port():
     rendered = load_renderer()({
         "avatar_server_name": "x", "avatar_tls_certificate": "/c", "avatar_tls_certificate_key": "/k",
         "avatar_images_root": "/r", "avatar_manifest": MANIFEST_OF_IMAGES.text,
-        "avatar_upstream_servers": [f"app:{port}"]})
+        "avatar_upstream_servers": [f"app:{port}"],
+        "avatar_nginx_build": compose("exec", "-T", "nginx", "nginx", "-V").stderr})
     assert upstream_block(runtime) == upstream_block(rendered)
 
 
