@@ -3,7 +3,8 @@
 # browser, all on loopback. Installs what is missing (Debian packages, the
 # pinned venv); builds nothing (make builds the jar first).
 #   tests/images  the image set and its drawing script
-#   tests/stack   the shared HTTP assertions (loopback stack started by the suite)
+#   tests/stack   the shared HTTP assertions (loopback stack started by the suite; HTTP/3 and
+#                 ML-KEM checks through the Debian 13 client image, tools/docker.sh)
 #   tests/nginx   configuration, logs, fallback, browser (loopback only)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,6 +13,11 @@ source tools/apt.sh
 # certutil (test CA into the browser's NSS db); curl: the HTTP/2 check; optipng:
 # tests/images.
 apt_need nginx chromium chromium-driver libnss3-tools openssl curl optipng
+# Debian 13's clients (HTTP/3, ML-KEM) for tests/stack/test_http3.py, in a container.
+source tools/docker.sh
+docker_engine_ready
+AVATAR_TRIXIE_CLIENT=$(trixie_client_ready)
+export AVATAR_TRIXIE_CLIENT
 source tools/venv.sh
 
 [ -f app/target/avatar.jar ] || { echo "test-nginx: app/target/avatar.jar missing (run: make build)" >&2; exit 2; }
