@@ -72,9 +72,11 @@ def ansible_default(role, var):
 
 def test_compose_file_works_without_env_file_and_publishes_on_loopback_only():
     cfg = config()
-    ports = {(p["host_ip"], str(p["published"]), p["target"])
+    ports = {(p["host_ip"], str(p["published"]), p["target"], p["protocol"])
              for p in cfg["services"]["nginx"]["ports"]}
-    assert ports == {("127.0.0.1", "8443", 8443), ("127.0.0.1", "8080", 8080)}
+    # HTTPS on TCP and HTTP/3 on UDP share the port
+    assert ports == {("127.0.0.1", "8443", 8443, "tcp"), ("127.0.0.1", "8443", 8443, "udp"),
+                     ("127.0.0.1", "8080", 8080, "tcp")}
     assert "ports" not in cfg["services"]["app"], "the sidecar is reachable through Nginx only"
     assert cfg["services"]["nginx"]["environment"]["AVATAR_HTTPS_PORT"] == "8443"
 
@@ -124,4 +126,4 @@ def test_runtime_settings_reach_the_nginx_container():
     services = config(AVATAR_IMAGES_MAX_AGE="60", AVATAR_HTTPS_PORT="9443")["services"]
     env = services["nginx"]["environment"]
     assert env["AVATAR_IMAGES_MAX_AGE"] == "60" and env["AVATAR_HTTPS_PORT"] == "9443"
-    assert {str(p["published"]) for p in services["nginx"]["ports"]} == {"9443", "8080"}
+    assert sorted(str(p["published"]) for p in services["nginx"]["ports"]) == ["8080", "9443", "9443"]
