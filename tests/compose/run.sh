@@ -9,7 +9,7 @@
 #  4. the shared HTTP assertions (tests/stack, AVATAR_STACK=external) against the published ports
 #  5. image sizes and idle memory (docker stats)
 #  6. tests/compose: the settings' files and defaults, both images' image set, the rendered site
-#     file + run-time include (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
+#     file + run-time include, the TLS audit (testssl), (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
 #     hardening, wrong settings, certificate, crash -> fallback + restart, --scale app=3
 #  7. `docker compose down -v`, then nothing of the project is left; also on failure (trap)
 #
@@ -30,6 +30,7 @@ compose_v2_ready
 base_image_ready debian:trixie-slim trixie
 base_image_ready debian:bookworm-slim bookworm
 trixie_client=$(trixie_client_ready)   # HTTP/3 and ML-KEM clients (tests/stack/test_http3.py)
+apt_need testssl.sh                    # the TLS audit (tests/compose/test_tls_audit.py)
 . tools/venv.sh
 
 # One project per run; every compose call below (and in the tests) sees these.

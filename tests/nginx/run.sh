@@ -11,8 +11,8 @@ cd "$(dirname "$0")/../.."
 source tools/apt.sh
 # nginx: Debian's package; chromium + driver: the browser test; libnss3-tools:
 # certutil (test CA into the browser's NSS db); curl: the HTTP/2 check; optipng:
-# tests/images.
-apt_need nginx chromium chromium-driver libnss3-tools openssl curl optipng
+# tests/images; testssl.sh: the TLS audit (tests/nginx/test_tls_audit.py).
+apt_need nginx chromium chromium-driver libnss3-tools openssl curl optipng testssl.sh
 # Debian 13's clients (HTTP/3, ML-KEM) for tests/stack/test_http3.py, in a container.
 source tools/docker.sh
 docker_engine_ready
