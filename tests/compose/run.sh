@@ -9,8 +9,9 @@
 #  4. the shared HTTP assertions (tests/stack, AVATAR_STACK=external) against the published ports
 #  5. image sizes and idle memory (docker stats)
 #  6. tests/compose: the settings' files and defaults, both images' image set, the rendered site
-#     file + run-time include, the TLS audit (testssl), (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
-#     hardening, wrong settings, certificate, crash -> fallback + restart, --scale app=3
+#     file + run-time include (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
+#     Nginx 1.26 starting without warnings, hardening, wrong settings, certificate, crash ->
+#     fallback + restart, --scale app=3; the TLS audit (testssl)
 #  7. `docker compose down -v`, then nothing of the project is left; also on failure (trap)
 #
 # Environment: CI=true makes a skipped test fail. The host's extra CA certificates
