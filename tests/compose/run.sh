@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test-compose: the whole stack under `docker compose`, on a real Docker engine.
 #
-#  1. a Docker engine, compose v2 and the debian:bookworm-slim base image (tools/docker.sh:
+#  1. a Docker engine, compose v2, the debian:trixie-slim (Nginx) and debian:bookworm-slim (app)
+#     base images and the Debian 13 client image (tools/docker.sh:
 #     installed/started/built only when missing), the pinned venv (hadolint, pytest)
 #  2. `docker compose config -q`, hadolint on both Dockerfiles
 #  3. `docker compose up --build --wait` under a unique project name, on free loopback ports
@@ -9,7 +10,8 @@
 #  5. image sizes and idle memory (docker stats)
 #  6. tests/compose: the settings' files and defaults, both images' image set, the rendered site
 #     file + run-time include (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
-#     hardening, wrong settings, certificate, crash -> fallback + restart, --scale app=3
+#     Nginx 1.26 starting without warnings, hardening, wrong settings, certificate, crash ->
+#     fallback + restart, --scale app=3; the TLS audit (testssl)
 #  7. `docker compose down -v`, then nothing of the project is left; also on failure (trap)
 #
 # Environment: CI=true makes a skipped test fail. The host's extra CA certificates
@@ -25,7 +27,11 @@ step "prerequisites"
 . tools/docker.sh
 docker_engine_ready
 compose_v2_ready
+# nginx/Dockerfile: Debian 13. app/Dockerfile: bookworm until it moves to trixie too.
+base_image_ready debian:trixie-slim trixie
 base_image_ready debian:bookworm-slim bookworm
+trixie_client=$(trixie_client_ready)   # HTTP/3 and ML-KEM clients (tests/stack/test_http3.py)
+apt_need testssl.sh                    # the TLS audit (tests/compose/test_tls_audit.py)
 . tools/venv.sh
 
 # One project per run; every compose call below (and in the tests) sees these.
@@ -87,7 +93,9 @@ docker compose exec -T nginx cat /etc/nginx/tls/fullchain.pem >"$tmp/ca.pem"
 export AVATAR_CA=$tmp/ca.pem
 
 step "shared HTTP assertions (tests/stack) against the published ports"
+# Debian 13's Nginx: HTTP/3 on the published UDP port, X25519MLKEM768 (OpenSSL 3.5).
 AVATAR_STACK=external AVATAR_HOST=localhost AVATAR_ADDR=127.0.0.1 \
+AVATAR_HTTP3=1 AVATAR_PQ=1 AVATAR_TRIXIE_CLIENT=$trixie_client \
 AVATAR_APP_STOP="docker compose stop app" \
 AVATAR_APP_START="docker compose up -d --wait --no-recreate app" \
   python -m pytest -q -p no:cacheprovider tests/stack

@@ -164,6 +164,17 @@ def test_nginx_image_site_file_is_rendered_and_its_config_is_clean():
     assert not re.search(r"\[(warn|emerg|alert|crit|error)\]", test.stderr), test.stderr
 
 
+def test_nginx_is_debian_13s_and_started_without_any_warning():
+    """Nginx 1.26 with HTTP/3 (quic listen, reuseport) as www-data: a clean start, nothing logged
+    at warn or above since the container started ([error] lines are the sidecar tests' upstream
+    failures, on purpose)."""
+    build = compose("exec", "-T", "nginx", "nginx", "-V").stderr
+    assert "nginx/1.26." in build and "--with-http_v3_module" in build and "OpenSSL 3.5" in build, build
+    logs = compose("logs", "--no-color", "--no-log-prefix", "nginx")
+    text = logs.stdout + logs.stderr
+    assert not re.findall(r"^.*\[(?:warn|emerg|alert|crit)\].*$", text, re.M)
+
+
 def test_nginx_listen_ports_agree_with_compose_targets_and_health_check():
     (nginx,) = containers("nginx")
     info = inspect(nginx)
@@ -186,7 +197,8 @@ def test_generated_upstream_is_the_templates_upstream_for_app_port():
     rendered = load_renderer()({
         "avatar_server_name": "x", "avatar_tls_certificate": "/c", "avatar_tls_certificate_key": "/k",
         "avatar_images_root": "/r", "avatar_manifest": MANIFEST_OF_IMAGES.text,
-        "avatar_upstream_servers": [f"app:{port}"]})
+        "avatar_upstream_servers": [f"app:{port}"],
+        "avatar_nginx_build": compose("exec", "-T", "nginx", "nginx", "-V").stderr})
     assert upstream_block(runtime) == upstream_block(rendered)
 
 

@@ -16,6 +16,10 @@ from stack.stacks import NGINX_DIR, REPO, load_renderer
 RENDER = NGINX_DIR / "render.py"
 
 
+# Real `nginx -V` texts (nginx-V/*.txt say where they came from): what the template decides from.
+BUILD = {p.stem: p.read_text() for p in (Path(__file__).parent / "nginx-V").glob("*.txt")}
+
+
 def small_manifest(foxes=2, sizes=(32, 64), formats=("avif", "webp", "png")):
     """A manifest in images/manifest.tsv's format, for a small made-up set."""
     real = (REPO / "images" / "manifest.tsv").read_text().splitlines()
@@ -35,6 +39,7 @@ REQUIRED = {
     "avatar_tls_certificate_key": "/etc/ssl/privkey.pem",
     "avatar_images_root": "/srv/fox-avatar/images",
     "avatar_manifest": small_manifest(),
+    "avatar_nginx_build": BUILD["debian-12"],
 }
 
 
@@ -62,26 +67,60 @@ def test_running_nginx_logged_no_warnings(loopback):
 
 # --- the per-deployment template -----------------------------------------------------
 
-def test_template_defaults_to_debian_12_http2_syntax():
-    text = load_renderer()(REQUIRED)
-    assert re.findall(r"^\s*listen (.*);$", text, re.M) == [
-        "*:80", "[::]:80", "*:443 ssl http2", "[::]:443 ssl http2"]
-    assert "http2 on;" not in text
-    assert 'set $avatar_https_port "";' in text
+def listens(text):
+    return re.findall(r"^\s*listen (.*);$", text, re.M)
+
+
+def alt_svc_map(text):
+    return re.search(r"^map \S+ \$avatar_alt_svc \{\n?(.*?)\}", text, re.S | re.M).group(1)
+
+
+def test_debian_12_nginx_gets_listen_http2_classic_groups_and_no_tickets():
+    text = load_renderer()({**REQUIRED, "avatar_nginx_build": BUILD["debian-12"]})
+    assert listens(text) == ["*:80", "[::]:80", "*:443 ssl http2", "[::]:443 ssl http2"]
+    assert "http2 on;" not in text and "quic" not in text
+    assert re.findall(r"^\s*ssl_ecdh_curve (\S+);$", text, re.M) == ["X25519:prime256v1:secp384r1"]
+    assert re.search(r"^\s*ssl_session_tickets off;$", text, re.M)
+    assert alt_svc_map(text).strip() == 'default "";'
+    assert 'map "" $avatar_https_port { default ""; }' in text
     assert "server 127.0.0.1:8080;" in text
     assert "set $avatar_images_max_age 604800;" in text
 
 
-def test_template_uses_http2_directive_for_newer_nginx():
-    text = load_renderer()({**REQUIRED, "avatar_http2_on_directive": True,
-                            "avatar_https_redirect_port": 8443, "avatar_listen_addresses": ["*"],
+def test_debian_13_nginx_gets_http2_on_quic_per_address_and_mlkem_first():
+    text = load_renderer()({**REQUIRED, "avatar_nginx_build": BUILD["debian-13"],
+                            "avatar_https_redirect_port": 8443,
                             "avatar_upstream_servers": ["app:8080", "app2:8080"],
                             "avatar_images_max_age": 2592000})
-    assert re.findall(r"^\s*listen (.*);$", text, re.M) == ["*:80", "*:443 ssl"]
+    assert listens(text) == ["*:80", "[::]:80", "*:443 ssl", "*:443 quic reuseport",
+                             "[::]:443 ssl", "[::]:443 quic reuseport"]
     assert re.search(r"^\s*http2 on;$", text, re.M)
-    assert 'set $avatar_https_port ":8443";' in text
+    assert re.findall(r"^\s*ssl_ecdh_curve (\S+);$", text, re.M) == [
+        "X25519MLKEM768:X25519:prime256v1:secp384r1"]
+    assert "ssl_session_tickets" not in text
+    # Alt-Svc names the port the browser sees: the redirect's ($avatar_https_port ":8443").
+    assert 'map "" $avatar_https_port { default ":8443"; }' in text
+    alt = alt_svc_map(text)
+    assert """'h3=":443"; ma=86400'""" in alt and """'h3=":$avatar_alt_svc_port"; ma=86400'""" in alt
     assert "server app:8080;" in text and "server app2:8080;" in text
     assert "set $avatar_images_max_age 2592000;" in text
+
+
+def test_http3_false_on_debian_13_drops_quic_and_alt_svc_but_keeps_the_pq_groups():
+    text = load_renderer()({**REQUIRED, "avatar_nginx_build": BUILD["debian-13"],
+                            "avatar_http3": False, "avatar_listen_addresses": ["*"]})
+    assert listens(text) == ["*:80", "*:443 ssl"]
+    assert "quic" not in text and alt_svc_map(text).strip() == 'default "";'
+    assert "ssl_ecdh_curve X25519MLKEM768:X25519:prime256v1:secp384r1;" in text
+
+
+def test_render_refuses_a_build_text_without_the_nginx_version_line_in_one_line():
+    text = BUILD["debian-13"].replace("nginx version: nginx/1.26.3\n", "")
+    out = subprocess.run([sys.executable, str(RENDER), "--images", str(REPO / "images"),
+                          *(f"{k}={v}" for k, v in REQUIRED.items() if k != "avatar_manifest"),
+                          f"avatar_nginx_build={text}"], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "avatar_nginx_build" in out.stderr, out.stderr
 
 
 def test_template_takes_the_upstream_servers_from_a_pool_directory_when_given_one():

@@ -15,9 +15,21 @@ AVATAR_STACK=external: an already running stack, described by
   AVATAR_APP_STOP, AVATAR_APP_START  shell commands stopping/starting the Java service(s)
   AVATAR_FALLBACK_LOG_CMD     optional: shell command printing Nginx's fallback log
   AVATAR_IMAGES_DIR           optional: the images the stack serves (default: images/)
+  AVATAR_HTTP3                1 | 0: the stack must | must not serve HTTP/3 on AVATAR_HTTPS_PORT (UDP)
+                              and name it in Alt-Svc (test_http3.py; unset: those tests fail)
+  AVATAR_PQ                   1 | 0: a client offering X25519MLKEM768 must get it | must get X25519
+                              (OpenSSL >= 3.5 behind Nginx or not; unset: those tests fail)
+  AVATAR_CLIENT_NETWORK       docker network the Debian 13 client container (tools/docker.sh
+                              trixie_client_ready) joins to reach AVATAR_ADDR (default "host")
+For the loopback stack AVATAR_HTTP3 and AVATAR_PQ are read from the file the template rendered for
+its Nginx (a "quic" listen; X25519MLKEM768 in ssl_ecdh_curve), the client network is "host".
+
+AVATAR_TRIXIE_CLIENT (any stack): the client image's name, set by the run.sh scripts; unset, the
+tests make it with tools/docker.sh (a missing Docker engine skips them, under CI=true fails).
 """
 import contextlib
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -33,6 +45,8 @@ class Stack:
     host = addr = ca_file = None
     https_port = http_port = redirect_port = None
     images_dir = REPO / "images"
+    http3 = pq = None           # True/False: the stack must/must not serve HTTP/3, X25519MLKEM768
+    client_network = "host"     # docker network of the Debian 13 client container
 
     def stop_app(self):
         raise NotImplementedError
@@ -46,6 +60,16 @@ class Stack:
 
     def https_origin(self):
         return f"https://{self.host}" + ("" if self.https_port == 443 else f":{self.https_port}")
+
+
+def _flag(env, name):
+    """AVATAR_HTTP3 / AVATAR_PQ: True, False, or None when unset (the tests needing it fail)."""
+    value = env.get(name)
+    if value in (None, ""):
+        return None
+    if value not in ("0", "1"):
+        pytest.fail(f"{name}: must be 1 or 0, not {value!r}", pytrace=False)
+    return value == "1"
 
 
 # --- external ---------------------------------------------------------------
@@ -70,6 +94,9 @@ class ExternalStack(Stack):
         self._stop = env.get("AVATAR_APP_STOP")
         self._start = env.get("AVATAR_APP_START")
         self._log_cmd = env.get("AVATAR_FALLBACK_LOG_CMD")
+        self.http3 = _flag(env, "AVATAR_HTTP3")
+        self.pq = _flag(env, "AVATAR_PQ")
+        self.client_network = env.get("AVATAR_CLIENT_NETWORK") or "host"
         if env.get("AVATAR_IMAGES_DIR"):
             self.images_dir = Path(env["AVATAR_IMAGES_DIR"])
 
@@ -102,6 +129,10 @@ class LoopbackStack(loopback.LoopbackStack, Stack):
             super().__init__()
         except loopback.Unavailable as e:
             pytest.skip(str(e))
+        # What the template decided for this Nginx (nginx -V), read from what it rendered.
+        site = (self.conf_dir / "conf.d" / "fox-avatar.conf").read_text()
+        self.http3 = bool(re.search(r"^\s*listen \S+ quic\b", site, re.M))
+        self.pq = bool(re.search(r"^\s*ssl_ecdh_curve X25519MLKEM768[:;]", site, re.M))
 
 
 @contextlib.contextmanager
