@@ -26,6 +26,7 @@ step "prerequisites"
 docker_engine_ready
 compose_v2_ready
 base_image_ready debian:bookworm-slim bookworm
+base_image_ready debian:trixie-slim trixie   # app/Dockerfile (Debian 13, OpenJDK 25)
 . tools/venv.sh
 
 # One project per run; every compose call below (and in the tests) sees these.
