@@ -10,4 +10,10 @@ cd "$(dirname "$0")/.."
 # front; php-fpm: candidate 5 (installed so that every run compares the same five candidates).
 apt_need wrk apache2-utils nghttp2-client gnuplot-nox nginx php-fpm openssl curl openjdk-17-jdk-headless
 . tools/venv.sh   # Jinja2 for nginx/render.py, cryptography for the full stack's CA (tools/foxavatar/loopback.py)
+# Debian 13's JDKs 21 and 25 for the JDK comparison (bench/foxbench/jdks.py), in a container image.
+if [[ " $* " != *" --render "* ]]; then
+  . tools/docker.sh
+  JDKS_IMAGE=$(trixie_jdks_ready)
+  export JDKS_IMAGE
+fi
 exec python3 bench/bench.py "$@"
