@@ -5,7 +5,8 @@ Modes (environment):
   default          the full benchmark: every candidate, wrk c=10/100 in alternating rounds, ab, h2load,
                    memory, threads, start-up; issue 11's avatar URL beside the sidecar's `/` (plain and + Accept), the
                    bytes to show a 64 px avatar through the full stack; writes docs/bench.md, docs/bench.png
-                   and the README section.
+                   and the README section; then the JDK comparison (17, 21, 25; CDS, AppCDS, AOT cache,
+                   bench/foxbench/jdks.py), the JDK section of docs/bench.md.
   BENCH_SMOKE=1    seconds-long check that every candidate starts and answers and that the report renders;
                    asserts no timings; writes only to a temp dir (never docs/ or README).
   TUNE=1           JVM flag sets and Undertow settings for the sidecar alone; writes the tuning section of
@@ -30,7 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tools")]   # foxbench, and the shared foxavatar helpers
 
-from foxbench import benchmark, report, settings, soak, tune  # noqa: E402
+from foxbench import benchmark, jdks, report, settings, soak, tune  # noqa: E402
 from foxbench.workspace import Workspace  # noqa: E402
 from foxbench.machine import describe  # noqa: E402
 from foxbench.processes import die, log  # noqa: E402
@@ -63,6 +64,7 @@ def measure(out):
         print(table(results))
         print()
         print(targets_check(results))
+        print(report.publish("jdks", jdks.run(ws, m), out, settings.SMOKE))
         if failed:
             die("requests failed, were not 302 or not redirected as issue 11 says:\n  " + "\n  ".join(failed))
     ws.close()

@@ -20,4 +20,10 @@ if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${1:-}" != --render ]; the
   fi
 fi
 . tools/venv.sh   # Jinja2 for nginx/render.py, cryptography for the full stack's CA (tools/foxavatar/loopback.py)
+# Debian 13's JDKs 21 and 25 for the JDK comparison (bench/foxbench/jdks.py), in a container image.
+if [[ " $* " != *" --render "* ]]; then
+  . tools/docker.sh
+  JDKS_IMAGE=$(trixie_jdks_ready)
+  export JDKS_IMAGE
+fi
 exec python3 bench/bench.py "$@"

@@ -44,6 +44,9 @@
 #   trixie_nginx_ready                   image local/fox-trixie-nginx:TRIXIE_NGINX_TAG: the client image above
 #       + Debian 13's nginx (1.26, --with-http_v3_module, OpenSSL 3.5), not started: the bench's Debian 13
 #       full stack runs it with --network host. Built once; prints the image name.
+#   trixie_jdks_ready                    image local/fox-trixie-jdks:TRIXIE_JDKS_TAG: debian:trixie-slim
+#       + openjdk-21-jdk-headless and openjdk-25-jdk-headless (Debian 13's JDKs, for the bench's JDK
+#       comparison, bench/foxbench/jdks.py). Built once; prints the image name.
 #   pebble_ready                         installs Pebble PEBBLE_VERSION (v2.10.1) from its Go module
 #       into $FOX_TOOLS/pebble-VERSION/, prints the binary path and exports PEBBLE_BIN.
 #   pebble_certs_dir                     prints Pebble's test/certs dir in the Go module cache:
@@ -67,6 +70,7 @@ _DOCKER_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${PEBBLE_VERSION:=v2.10.1}"
 : "${TRIXIE_CLIENT_TAG:=1}"
 : "${TRIXIE_NGINX_TAG:=1}"
+: "${TRIXIE_JDKS_TAG:=1}"
 : "${DOCKERD_TIMEOUT:=60}"
 : "${PULL_TIMEOUT:=20}"
 : "${SYSTEMD_TIMEOUT:=90}"
@@ -248,6 +252,25 @@ _dk_trixie_nginx_build() {
     "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx && rm -rf /var/lib/apt/lists/*" \
     | nice docker build -q -t "$image" - >/dev/null \
     || _dk_die "cannot build $image (apt in a $client container)"
+}
+
+TRIXIE_JDKS_PACKAGES="openjdk-21-jdk-headless openjdk-25-jdk-headless"
+trixie_jdks_ready() {
+  local image="local/fox-trixie-jdks:$TRIXIE_JDKS_TAG"
+  if ! docker image inspect "$image" >/dev/null 2>&1; then
+    docker_engine_ready && base_image_ready debian:trixie-slim trixie || return 1
+    _dk_locked "image-trixie-jdks" _dk_trixie_jdks_build "$image" || return 1
+  fi
+  echo "$image"
+}
+_dk_trixie_jdks_build() {
+  local image=$1
+  docker image inspect "$image" >/dev/null 2>&1 && return 0
+  _dk_log "building $image ($TRIXIE_JDKS_PACKAGES)"
+  printf '%s\n' "FROM debian:trixie-slim" \
+    "RUN mkdir -p /usr/share/man/man1 && apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $TRIXIE_JDKS_PACKAGES && rm -rf /var/lib/apt/lists/*" \
+    | nice docker build -q -t "$image" - >/dev/null \
+    || _dk_die "cannot build $image (apt in a debian:trixie-slim container)"
 }
 
 # Debian mirror layout for SUITE's security archive, next to the main mirror.

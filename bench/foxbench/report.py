@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from . import charts, sections
+from . import charts, jdks, sections
 from .processes import log
 from .settings import DOCS, RAW, README
 
@@ -15,7 +15,8 @@ from .settings import DOCS, RAW, README
 # chart (None: none) and the chart's file name. The results also fill the README's markers.
 SECTIONS = {"results": ("bench:results", sections.results_section, charts.results_chart, "bench.png"),
             "tuning": ("bench:tuning", sections.tuning_section, None, None),
-            "soak": ("bench:soak", sections.soak_section, charts.soak_chart, "bench-soak.png")}
+            "soak": ("bench:soak", sections.soak_section, charts.soak_chart, "bench-soak.png"),
+            "jdks": ("bench:jdks", jdks.section, None, None)}
 README_MARKERS = "bench"
 
 
@@ -26,7 +27,7 @@ def save_raw(path, key, data):
     """Set one mode's raw results in the file (the other modes' stay)."""
     raw = load_raw(path) if Path(path).exists() else {}
     raw[key] = data
-    note = ("written by `make bench` (results), `make bench TUNE=1` (tuning) and `make bench SOAK=1` "
+    note = ("written by `make bench` (results, jdks), `make bench TUNE=1` (tuning) and `make bench SOAK=1` "
             "(soak); `bench/bench.py --render` renders docs/bench.md, the README table and the charts "
             "from it; do not edit by hand")
     body = json.dumps({k: raw[k] for k in SECTIONS if k in raw}, indent=1, sort_keys=True)

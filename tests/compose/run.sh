@@ -27,9 +27,8 @@ step "prerequisites"
 . tools/docker.sh
 docker_engine_ready
 compose_v2_ready
-# nginx/Dockerfile: Debian 13. app/Dockerfile: bookworm until it moves to trixie too.
+# nginx/Dockerfile and app/Dockerfile: Debian 13 (app: OpenJDK 25).
 base_image_ready debian:trixie-slim trixie
-base_image_ready debian:bookworm-slim bookworm
 trixie_client=$(trixie_client_ready)   # HTTP/3 and ML-KEM clients (tests/stack/test_http3.py)
 apt_need testssl.sh                    # the TLS audit (tests/compose/test_tls_audit.py)
 . tools/venv.sh
