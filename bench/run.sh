@@ -17,6 +17,8 @@ if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${1:-}" != --render ]; the
     BENCH_TRIXIE_CLIENT=$(trixie_client_ready)
     BENCH_TRIXIE_NGINX=$(trixie_nginx_ready)
     export BENCH_TRIXIE_CLIENT BENCH_TRIXIE_NGINX
+    . tools/oha.sh
+    oha_ready >/dev/null   # its load generator in every protocol, HTTP/3 included (exports BENCH_OHA)
   fi
 fi
 . tools/venv.sh   # Jinja2 for nginx/render.py, cryptography for the full stack's CA (tools/foxavatar/loopback.py)

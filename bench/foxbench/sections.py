@@ -60,7 +60,7 @@ def table(results, compact=False):
     for r in results["rows"]:
         s = {c: r["conc"][str(c)] for c in concs}
         bound = row(results, "nginx", r["proto"])
-        cells = [r["name"], r["proto"] + (" (h2load)" if "h2load" in r["tool"] else "") + request_note(r)]
+        cells = [r["name"], r["proto"] + next((f" ({t})" for t in ("h2load", "oha") if t in r["tool"]), "") + request_note(r)]
         cells += [fmt_int(s[c]["rps"] if s[c] else None) for c in concs]
         cells += [f"{fmt_ms(s[hi]['p50_ms'])} / {fmt_ms(s[hi]['p99_ms'])}" if s[hi] else "–"]
         if not compact:
@@ -159,22 +159,19 @@ Method, what bounds each target, the JVM flag measurements and the chart: [docs/
 
 
 def trixie_note(results):
-    """Issue 12: the Debian 13 full stack's rows against the Debian 12 full stack's, same protocol (nothing
-    for raw results without them)."""
+    """Issue 12: the Debian 13 full stack's rows, HTTP/3 against HTTPS/1.1 and HTTPS/2 of the same stack and
+    client (nothing for raw results without them)."""
     hi = max(results["concurrency"])
-    pairs = [(row(results, "stack-trixie", p), row(results, "stack", p), p) for p in ("HTTPS/1.1", "HTTPS/2")]
-    h3 = row(results, "stack-trixie", "HTTP/3")
-    if not any(t for t, _, _ in pairs) and not h3:
+    h1, h2, h3 = (row(results, "stack-trixie", p) for p in ("HTTPS/1.1", "HTTPS/2", "HTTP/3"))
+    if not (h1 or h2 or h3):
         return ""
-    shown = [f"{p} {fmt_x(ratio(t, s, hi))}" for t, s, p in pairs if t and s]
-    if h3:
-        shown += [f"HTTP/3 {fmt_x(ratio(h3, row(results, 'stack', 'HTTPS/2'), hi))} (against its HTTPS/2)"]
+    shown = [f"{fmt_x(ratio(h3, other, hi))} of its {p}" for other, p in ((h1, "HTTPS/1.1"), (h2, "HTTPS/2"))
+             if h3 and other]
     return (f"The Debian 13 full stack (issue 12: Debian 13's Nginx in a container on the host network, the same "
-            f"configuration rendered from its `nginx -V`, the same sidecar) is loaded by Debian 13's h2load for "
-            f"every protocol (`--h1` for HTTPS/1.1), the Debian 12 stack by wrk (HTTPS/1.1) and the host's "
-            f"h2load; against the Debian 12 stack at c={hi}: {', '.join(shown)}."
-            + ("" if h3 else " No HTTP/3 row: Debian 13's h2load is built without HTTP/3 (nghttp2-client is not "
-                             "linked with ngtcp2).") + "\n\n")
+            f"configuration rendered from its `nginx -V`, the same sidecar) is loaded by oha, built with HTTP/3, "
+            f"in all three protocols (Debian 13's h2load has no HTTP/3), so its rows compare with each other, "
+            f"not with the Debian 12 stack's (wrk, h2load)"
+            + (f"; at c={hi} HTTP/3 does {', '.join(shown)}" if shown else "") + ".\n\n")
 
 
 def avatar_method(results):

@@ -4,75 +4,78 @@ the server core, serving our shared configuration rendered with that Nginx's own
 template turns on HTTP/3 and the post-quantum group itself); behind it the same sidecar as the "stack"
 candidate (the host's JVM and jar). Its paths (the run's temp dir, nginx/, the images) are bind-mounted at
 the same place, so the rendered file works unchanged. Its three rows, HTTPS/1.1, HTTPS/2 and HTTP/3, share
-one load generator: Debian 13's h2load (image BENCH_TRIXIE_CLIENT, tools/docker.sh trixie_client_ready),
-run in a container with --network host pinned to the load core (`--h1`; default ALPN; `--alpn-list=h3`).
-Debian 13's h2load is built without HTTP/3 (nghttp2-client is not linked with ngtcp2): the HTTP/3 row is
-run only with a client image whose h2load has it (h2load_has_http3), and logged as missing otherwise.
-bench/run.sh makes both images and exports their names; without them (no Docker) the candidate is left
+one load generator, oha built with HTTP/3 (tools/oha.sh; BENCH_OHA), on the host pinned to the load core:
+Debian 13's h2load would be the natural client but is built without HTTP/3 (nghttp2-client is not linked
+with ngtcp2), and one client for the three protocols keeps them comparable. Debian 13's curl (image
+BENCH_TRIXIE_CLIENT, tools/docker.sh trixie_client_ready) checks the first answer in each protocol.
+bench/run.sh makes the images and oha and exports their names; without them (no Docker) the candidate is left
 out with a note, except under CI=true, where that is a failure."""
+import json
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 from foxavatar import loopback
 
 from .candidates import Candidate, java_cmd, tail_logs
 from .load import H2load, Target, header_args
-from .processes import die, log, spawn, stop, tree
+from .processes import die, spawn, stop, tree
 from .settings import CLIENT_CPU, HOST, SERVER_CPU, TLS_NAME
 
 SERVER_IMAGE = os.environ.get("BENCH_TRIXIE_NGINX", "")
+OHA = os.environ.get("BENCH_OHA", "")
 CLIENT_IMAGE = os.environ.get("BENCH_TRIXIE_CLIENT", "")
+KEEPALIVE_NOTE = "# Written by bench/foxbench/trixie.py: the load client's connections are never ended by Nginx.\n"
 
 
 def docker_ok():
-    return bool(SERVER_IMAGE and CLIENT_IMAGE and shutil.which("docker")
+    return bool(SERVER_IMAGE and CLIENT_IMAGE and OHA and shutil.which("docker")
                 and subprocess.run(["docker", "info"], capture_output=True).returncode == 0)
 
 
-def h2load_has_http3():
-    """Whether the client image's h2load can speak HTTP/3 (it is linked with ngtcp2)."""
-    r = subprocess.run(["docker", "run", "--rm", CLIENT_IMAGE, "sh", "-c", 'ldd "$(command -v h2load)"'],
-                       capture_output=True, text=True, timeout=120)
-    return "libngtcp2" in r.stdout
+class Oha:
+    """oha (crates.io, pinned, built with HTTP/3: tools/oha.sh, path in BENCH_OHA) on the host, pinned to the
+    load core with taskset, in one protocol: HTTP/1.1 and HTTP/3 with `conc` connections, HTTP/2 with the
+    same shape as H2load (10 connections, conc/10 streams each). One run of `duration` seconds (-z); the
+    rate is the 302s over that duration. oha's HTTP/3 client waits about 30 s for its idle QUIC connections
+    after the run before it prints (not counted, but it lengthens each HTTP/3 run). Always counts every
+    status but 302 and every error; the in-flight requests cut at the deadline are not errors."""
 
+    def __init__(self, name, version, curl_arg):
+        self.name, self.version, self.curl_arg = name, version, curl_arg
 
-class TrixieH2load(H2load):
-    """Debian 13's h2load in a container on the host network, pinned to the load core; one instance per
-    protocol (HTTP/1.1: one request at a time on each of conc connections, as wrk does; HTTP/2 and
-    HTTP/3: H2load's 10 connections with conc/10 streams). Its log files are in a bind-mounted dir."""
-
-    def __init__(self, name, alpn_args, curl_arg, one_per_connection=False):
-        self.name, self.alpn_args, self.curl_arg = name, alpn_args, curl_arg
-        self.one_per_connection = one_per_connection
-        self.logdir = None
-
-    def docker(self, *argv):
-        if self.logdir is None:
-            self.logdir = tempfile.mkdtemp(prefix="fox-bench-h2load-")
-        return ["docker", "run", "--rm", "--network", "host", "--cpuset-cpus", str(CLIENT_CPU),
-                "-v", f"{self.logdir}:{self.logdir}", CLIENT_IMAGE, *argv]
-
-    def shape(self, conc):
-        return (conc, 1) if self.one_per_connection else super().shape(conc)
-
-    def command(self, conns, streams, n, logfile, headers, url):
-        return self.docker("h2load", *self.alpn_args, *super().command(conns, streams, n, logfile, headers, url)[1:])
+    def run(self, url, conc, duration, count=False, headers=None):
+        conns, streams = (H2load().shape(conc) if self.version == "2" else (conc, 1))
+        cmd = ["taskset", "-c", str(CLIENT_CPU), OHA, "--no-tui", "--insecure", "--output-format", "json",
+               "--http-version", self.version, "-c", str(conns), "-p", str(streams), "-r", "0",
+               "-z", f"{duration}s", *header_args(headers), url]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 120)
+        try:
+            j = json.loads(r.stdout)
+        except ValueError:
+            raise RuntimeError(f"oha failed ({r.returncode}): {r.stdout[-500:]} {r.stderr[-500:]}") from None
+        codes = {int(k): v for k, v in (j.get("statusCodeDistribution") or {}).items()}
+        errs = {k: v for k, v in (j.get("errorDistribution") or {}).items() if k != "aborted due to deadline"}
+        n302, done = codes.get(302, 0), sum(codes.values())
+        errors = sum(errs.values())
+        lat = j.get("latencyPercentiles") or {}
+        return {"rps": n302 / duration, "requests": done, "p50_ms": (lat.get("p50") or 0) * 1000,
+                "p99_ms": (lat.get("p99") or 0) * 1000, "bad": done - n302 + errors, "not302": done - n302,
+                "errors": errors}
 
     def status(self, url, headers=None):
-        """(status, Location) of one GET with Debian 13's curl in the same protocol."""
-        r = subprocess.run(self.docker("curl", "-sk", self.curl_arg, "-o", "/dev/null", *header_args(headers),
-                                       "-w", "%{http_code} %{redirect_url}", "--max-time", "3", url),
-                           capture_output=True, text=True, timeout=60)
+        """(status, Location) of one GET with Debian 13's curl (client image) in the same protocol."""
+        r = subprocess.run(["docker", "run", "--rm", "--network", "host", CLIENT_IMAGE, "curl", "-sk", self.curl_arg,
+                            "-o", "/dev/null", *header_args(headers), "-w", "%{http_code} %{redirect_url}",
+                            "--max-time", "3", url], capture_output=True, text=True, timeout=60)
         status, _, location = r.stdout.partition(" ")
         return (int(status), location) if status.isdigit() else (None, "")
 
 
-H1 = TrixieH2load("trixie-h2load-h1", ["--h1"], "--http1.1", one_per_connection=True)
-H2 = TrixieH2load("trixie-h2load", [], "--http2")
-H3 = TrixieH2load("trixie-h2load-h3", ["--alpn-list=h3"], "--http3-only")
+H1 = Oha("oha-h1", "1.1", "--http1.1")
+H2 = Oha("oha-h2", "2", "--http2")
+H3 = Oha("oha-h3", "3", "--http3-only")
 
 
 class TrixieStack(Candidate):
@@ -85,8 +88,8 @@ class TrixieStack(Candidate):
         if docker_ok():
             return True
         if os.environ.get("CI") == "true":
-            die("stack-trixie: Docker or the Debian 13 images (BENCH_TRIXIE_NGINX, BENCH_TRIXIE_CLIENT, made "
-                "by bench/run.sh) are missing; under CI=true that is a failure")
+            die("stack-trixie: Docker, the Debian 13 images (BENCH_TRIXIE_NGINX, BENCH_TRIXIE_CLIENT) or oha "
+                "(BENCH_OHA), made by bench/run.sh, are missing; under CI=true that is a failure")
         return False
 
     def __init__(self, ws):
@@ -105,14 +108,14 @@ class TrixieStack(Candidate):
                                                  self.dir / "logs", self.dir, ws.images, build=self.build)
         if "quic" not in (text := loopback.load_renderer()(self.variables)):
             die(f"stack-trixie: the template rendered no `listen ... quic` for {self.name}")
-        self.conf = loopback.nginx_prefix(self.dir, {"fox-avatar.conf": text})
+        # oha loses the requests in flight when Nginx ends a connection after keepalive_requests (1000) in
+        # HTTP/2 and HTTP/3 (GOAWAY; they count as errors, and its HTTP/3 reconnects crawl): the clients'
+        # connections stay open here, in all three protocols alike. A browser asks one avatar per connection.
+        self.conf = loopback.nginx_prefix(self.dir, {"fox-avatar.conf": text,
+                                                     "zz-bench-client.conf": KEEPALIVE_NOTE + "keepalive_requests 1000000;\n"})
         url = f"https://{HOST}:{self.https}/"
-        self.targets = [Target(self, "HTTPS/1.1", url, tool=H1), Target(self, "HTTPS/2", url, tool=H2)]
-        if h2load_has_http3():
-            self.targets.append(Target(self, "HTTP/3", url, tool=H3))
-        else:
-            log(f"stack-trixie: {CLIENT_IMAGE}'s h2load is built without HTTP/3 (not linked with libngtcp2: "
-                "Debian 13's nghttp2-client is not): no HTTP/3 row")
+        self.targets = [Target(self, "HTTPS/1.1", url, tool=H1), Target(self, "HTTPS/2", url, tool=H2),
+                        Target(self, "HTTP/3", url, tool=H3)]
         self.nginx_pid = None
 
     def start(self):

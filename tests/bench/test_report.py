@@ -124,12 +124,11 @@ def test_the_avatar_url_answer_is_checked_against_the_manifest():
     assert "not a file of the manifest" in avatar.location_problem(m, "/Renard-2.png")
 
 
-def test_a_run_without_an_http3_client_says_why_the_debian_13_stack_has_no_http3_row(pages):
-    """Debian 13's h2load has no HTTP/3: the Debian 13 stack's rows come without one, and the text says why."""
+def test_the_debian_13_rows_compare_http3_with_the_same_stack_and_client(pages):
+    """One client (oha) for the Debian 13 stack's three protocols: HTTP/3 is given against its own HTTPS/1.1
+    and HTTPS/2, never against the Debian 12 stack's rows (other clients)."""
     doc, readme = pages
-    raw = report.load_raw(HERE / "fixture" / "bench.json")
-    raw["results"]["rows"] = [r for r in raw["results"]["rows"] if r["proto"] != "HTTP/3"]
-    report.render(raw, doc, readme, keys=["results"])
+    report.render(report.load_raw(HERE / "fixture" / "bench.json"), doc, readme, keys=["results"])
     text = doc.read_text()
-    assert "HTTPS/1.1 0.80×, HTTPS/2 0.98×. No HTTP/3 row: Debian 13's h2load is built without HTTP/3" in text
-    assert "| HTTP/3" not in text
+    assert "at c=100 HTTP/3 does 0.65× of its HTTPS/1.1, 0.53× of its HTTPS/2." in text
+    assert "| HTTP/3 (oha)" in text

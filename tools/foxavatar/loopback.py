@@ -132,7 +132,8 @@ pid {tmp}/nginx.pid;
 daemon off;
 error_log {tmp}/logs/main-error.log;
 events {{
-    worker_connections 256;
+    # Debian's value (12 and 13). HTTP/3 takes one per QUIC connection and one per stream.
+    worker_connections 768;
 }}
 http {{
     sendfile on;
