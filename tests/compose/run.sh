@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # make test-compose: the whole stack under `docker compose`, on a real Docker engine.
 #
-#  1. a Docker engine, compose v2, the debian:trixie-slim (Nginx) and debian:bookworm-slim (app)
-#     base images and the Debian 13 client image (tools/docker.sh:
+#  1. a Docker engine, compose v2, the debian:trixie-slim base image (both images) and the Debian 13 client image (tools/docker.sh:
 #     installed/started/built only when missing), the pinned venv (hadolint, pytest)
 #  2. `docker compose config -q`, hadolint on both Dockerfiles
 #  3. `docker compose up --build --wait` under a unique project name, on free loopback ports
 #  4. the shared HTTP assertions (tests/stack, AVATAR_STACK=external) against the published ports
+#     and the browser tests (tests/nginx/test_browser*.py) against them
 #  5. image sizes and idle memory (docker stats)
 #  6. tests/compose: the settings' files and defaults, both images' image set, the rendered site
 #     file + run-time include (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
@@ -31,6 +31,7 @@ compose_v2_ready
 base_image_ready debian:trixie-slim trixie
 trixie_client=$(trixie_client_ready)   # HTTP/3 and ML-KEM clients (tests/stack/test_http3.py)
 apt_need testssl.sh                    # the TLS audit (tests/compose/test_tls_audit.py)
+apt_need chromium chromium-driver libnss3-tools   # the browser tests
 . tools/venv.sh
 
 # One project per run; every compose call below (and in the tests) sees these.
@@ -98,6 +99,12 @@ AVATAR_HTTP3=1 AVATAR_PQ=1 AVATAR_TRIXIE_CLIENT=$trixie_client \
 AVATAR_APP_STOP="docker compose stop app" \
 AVATAR_APP_START="docker compose up -d --wait --no-recreate app" \
   python -m pytest -q -p no:cacheprovider tests/stack
+
+step "the browser tests (tests/nginx/test_browser*.py) against the Debian 13 stack"
+AVATAR_STACK=external AVATAR_HOST=localhost AVATAR_ADDR=127.0.0.1 \
+AVATAR_APP_STOP="docker compose stop app" \
+AVATAR_APP_START="docker compose up -d --wait --no-recreate app" \
+  python -m pytest -q -p no:cacheprovider tests/nginx/test_browser.py tests/nginx/test_browser_embed.py
 
 step "image sizes and idle memory"
 sleep 5   # let the post-test work settle

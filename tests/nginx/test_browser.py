@@ -79,7 +79,9 @@ def browser(stack, tmp_path_factory):
     nssdb = home / ".pki" / "nssdb"
     nssdb.mkdir(parents=True)
     subprocess.run([certutil, "-d", f"sql:{nssdb}", "-N", "--empty-password"], check=True)
-    subprocess.run([certutil, "-d", f"sql:{nssdb}", "-A", "-t", "C,,", "-n", "fox-avatar test CA",
+    # C: a CA for server certificates (the loopback stack's throwaway CA); P: a trusted peer (compose's
+    # generated certificate, a self-signed leaf that is its own trust anchor).
+    subprocess.run([certutil, "-d", f"sql:{nssdb}", "-A", "-t", "CP,,", "-n", "fox-avatar test CA",
                     "-i", stack.ca_file], check=True)
 
     options = webdriver.ChromeOptions()
