@@ -217,60 +217,40 @@ _dk_base_build() {
   _dk_debootstrap_import "$suite" "$name" -- -c 'CMD ["bash"]'
 }
 
-# ---------------------------------------------------------------- Debian 13 clients
+# ---------------------------------------------------------------- Debian 13 clients, Nginx and JDKs
+# _dk_apt_image_ready IMAGE FROM PACKAGE...: image IMAGE = FROM + those Debian packages, built once
+# (under a lock); prints IMAGE.
+_dk_apt_image_ready() {
+  local image=$1
+  if ! docker image inspect "$image" >/dev/null 2>&1; then
+    _dk_locked "image-${image//[^A-Za-z0-9]/_}" _dk_apt_image_build "$@" || return 1
+  fi
+  echo "$image"
+}
+_dk_apt_image_build() {
+  local image=$1 from=$2; shift 2
+  docker image inspect "$image" >/dev/null 2>&1 && return 0
+  _dk_log "building $image ($from + $*)"
+  printf '%s\n' "FROM $from" \
+    "RUN mkdir -p /usr/share/man/man1 && apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $* && rm -rf /var/lib/apt/lists/*" \
+    | nice docker build -q -t "$image" - >/dev/null \
+    || _dk_die "cannot build $image (apt in a $from container)"
+}
+_dk_trixie_ready() { docker_engine_ready && base_image_ready debian:trixie-slim trixie; }
+
 TRIXIE_CLIENT_PACKAGES="curl openssl nghttp2-client ca-certificates"
 trixie_client_ready() {
-  local image="local/fox-trixie-client:$TRIXIE_CLIENT_TAG"
-  if ! docker image inspect "$image" >/dev/null 2>&1; then
-    docker_engine_ready && base_image_ready debian:trixie-slim trixie || return 1
-    _dk_locked "image-trixie-client" _dk_trixie_client_build "$image" || return 1
-  fi
-  echo "$image"
-}
-_dk_trixie_client_build() {
-  local image=$1
-  docker image inspect "$image" >/dev/null 2>&1 && return 0
-  _dk_log "building $image ($TRIXIE_CLIENT_PACKAGES)"
-  printf '%s\n' "FROM debian:trixie-slim" \
-    "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $TRIXIE_CLIENT_PACKAGES && rm -rf /var/lib/apt/lists/*" \
-    | nice docker build -q -t "$image" - >/dev/null \
-    || _dk_die "cannot build $image (apt in a debian:trixie-slim container)"
+  _dk_trixie_ready && _dk_apt_image_ready "local/fox-trixie-client:$TRIXIE_CLIENT_TAG" debian:trixie-slim \
+    $TRIXIE_CLIENT_PACKAGES
 }
 trixie_nginx_ready() {
-  local image="local/fox-trixie-nginx:$TRIXIE_NGINX_TAG" client
-  if ! docker image inspect "$image" >/dev/null 2>&1; then
-    client=$(trixie_client_ready) || return 1
-    _dk_locked "image-trixie-nginx" _dk_trixie_nginx_build "$image" "$client" || return 1
-  fi
-  echo "$image"
+  local client
+  client=$(trixie_client_ready) && _dk_apt_image_ready "local/fox-trixie-nginx:$TRIXIE_NGINX_TAG" "$client" nginx
 }
-_dk_trixie_nginx_build() {
-  local image=$1 client=$2
-  docker image inspect "$image" >/dev/null 2>&1 && return 0
-  _dk_log "building $image ($client + nginx)"
-  printf '%s\n' "FROM $client" \
-    "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx && rm -rf /var/lib/apt/lists/*" \
-    | nice docker build -q -t "$image" - >/dev/null \
-    || _dk_die "cannot build $image (apt in a $client container)"
-}
-
 TRIXIE_JDKS_PACKAGES="openjdk-21-jdk-headless openjdk-25-jdk-headless"
 trixie_jdks_ready() {
-  local image="local/fox-trixie-jdks:$TRIXIE_JDKS_TAG"
-  if ! docker image inspect "$image" >/dev/null 2>&1; then
-    docker_engine_ready && base_image_ready debian:trixie-slim trixie || return 1
-    _dk_locked "image-trixie-jdks" _dk_trixie_jdks_build "$image" || return 1
-  fi
-  echo "$image"
-}
-_dk_trixie_jdks_build() {
-  local image=$1
-  docker image inspect "$image" >/dev/null 2>&1 && return 0
-  _dk_log "building $image ($TRIXIE_JDKS_PACKAGES)"
-  printf '%s\n' "FROM debian:trixie-slim" \
-    "RUN mkdir -p /usr/share/man/man1 && apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $TRIXIE_JDKS_PACKAGES && rm -rf /var/lib/apt/lists/*" \
-    | nice docker build -q -t "$image" - >/dev/null \
-    || _dk_die "cannot build $image (apt in a debian:trixie-slim container)"
+  _dk_trixie_ready && _dk_apt_image_ready "local/fox-trixie-jdks:$TRIXIE_JDKS_TAG" debian:trixie-slim \
+    $TRIXIE_JDKS_PACKAGES
 }
 
 # Debian mirror layout for SUITE's security archive, next to the main mirror.
