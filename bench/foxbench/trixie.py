@@ -62,7 +62,7 @@ class Oha:
         lat = j.get("latencyPercentiles") or {}
         return {"rps": n302 / duration, "requests": done, "p50_ms": (lat.get("p50") or 0) * 1000,
                 "p99_ms": (lat.get("p99") or 0) * 1000, "bad": done - n302 + errors, "not302": done - n302,
-                "errors": errors}
+                "errors": errors, "busy_s": duration}
 
     def status(self, url, headers=None):
         """(status, Location) of one GET with Debian 13's curl (client image) in the same protocol."""
