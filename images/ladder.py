@@ -19,9 +19,14 @@ from collections import namedtuple
 
 from PIL import Image
 
-# Sizes (px), the 2x of the common CSS sizes 16 24 32 48 64 96 128; the largest is the default.
-LADDER = (32, 48, 64, 96, 128, 192, 256)
-DEFAULT_SIZE = max(LADDER)
+# Sizes (px): the 2x of the common CSS sizes 16 24 32 48 64 96 128 192 256. It stops at 512:
+# Libravatar's largest size, and what a 256 CSS px profile picture needs on a 2x screen (the
+# profile pages of GitLab, Gitea and Discourse ask for 290-580 px). A picture may stop below
+# the top (never upscaled): its rungs are a prefix of the ladder, from the smallest up.
+LADDER = (32, 48, 64, 96, 128, 192, 256, 384, 512)
+# What `/` answers when no valid size is asked (the manifest's `default` record): 256, what it
+# answered before the ladder grew past it.
+DEFAULT_SIZE = 256
 
 # The Accept regex of a media type T (case-insensitive, searched anywhere in the header):
 # T is listed as a media range and none of its parameters is q=0 (0, 0.0, 0.00, 0.000).

@@ -1,0 +1,63 @@
+"""Which picture a key gets: the manifest's `buckets` table (10,000 key buckets -> picture numbers).
+
+    from buckets import BUCKETS, table, bucket_of
+    table(["Renard-1", ..., "Renard-21"])   # -> [F0, ..., F9999], picture numbers 1..N
+    bucket_of(h)                            # the bucket of an unsigned 32-bit MurmurHash2 h
+
+A key's bucket is the part Nginx's `split_clients` picks among 10,000 parts of 0.01 % each over
+MurmurHash2(key): bucket = min(h // 429496, 9999) (the part boundaries are k * floor(0xffffffff /
+10000)). The Java sidecar reads the same table (one division, one array read), so both answer
+from the manifest alone and agree on every key.
+
+Bucket b goes to the picture whose stable id wins the rendezvous (highest random weight) draw:
+the highest SHA-256(id + "/" + b), first 8 bytes read big-endian (a tie, which never happens in
+practice, goes to the lower picture number). Ids: the fox set's "Renard-N", a custom set's
+source file name without its extension.
+
+Why this is the simplest design that works:
+- stateless: the table is a pure function of the set's ids, so `make images` needs no memory of
+  earlier sets (no state file to keep, lose or merge) and any two runs agree;
+- deterministic and order-independent: each bucket's owner depends only on which ids exist, not
+  on their order or on the picture numbers, so renumbering (a file added before others in name
+  order) moves no key;
+- adding a picture moves only the buckets it wins, about 1/(N+1) of them, each from whichever
+  picture had it; removing one moves only its own buckets (every other bucket's maximum is
+  unchanged); replacing a picture's file keeps its id, so no key moves at all;
+- the readers stay trivial: a fixed table of 10,000 buckets is what `split_clients` can express
+  (0.01 % is its finest part) and a plain array for Java, with no hashing of ids at request time.
+Equal shares of the hash (the design before manifest v2) are just as simple to read but move
+about half the keys when a picture is added; consistent hashing on a ring needs virtual nodes to
+be even, and jump hashing cannot remove a picture from the middle. 10,000 buckets keep each
+picture's share within about +-1.5 % of its fair share at 21 pictures (binomial noise), and the
+unkeyed (random) pick does not use the table: it stays uniform over the pictures.
+"""
+import hashlib
+
+BUCKETS = 10_000
+PART = 0xFFFFFFFF // BUCKETS        # 429496: split_clients' width of a 0.01 % part
+
+
+def bucket_of(h):
+    """The bucket of an unsigned 32-bit hash h, as split_clients with 10,000 parts of 0.01 % picks it."""
+    return min(h // PART, BUCKETS - 1)
+
+
+def _weight(stable_id, b):
+    return int.from_bytes(hashlib.sha256(f"{stable_id}/{b}".encode("utf-8")).digest()[:8], "big")
+
+
+def table(ids):
+    """The picture number (1-based position in ids) of each of the BUCKETS buckets."""
+    if not ids:
+        raise ValueError("buckets: no picture")
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"buckets: stable ids are not unique: {sorted(i for i in ids if ids.count(i) > 1)}")
+    out = []
+    for b in range(BUCKETS):
+        best, best_w = 0, -1
+        for n, stable_id in enumerate(ids, 1):
+            w = _weight(stable_id, b)
+            if w > best_w:
+                best, best_w = n, w
+        out.append(best)
+    return out
