@@ -25,6 +25,15 @@ Why this is the simplest design that works:
   unchanged); replacing a picture's file keeps its id, so no key moves at all;
 - the readers stay trivial: a fixed table of 10,000 buckets is what `split_clients` can express
   (0.01 % is its finest part) and a plain array for Java, with no hashing of ids at request time.
+The fox set has a history, and keeps it: before manifest v2 a key's fox was one of 21 equal
+shares of the hash (split_clients, 4.76 % each, the last taking the rest). Each share is a run
+of whole buckets (476 each, the last 480), so the drawn foxes start from it (ORIGIN): in bucket
+b the fox that owned b's share competes with the highest weight any of the 21 origin ids draws
+there, and the other origin ids do not compete. A new picture still wins about 1/(N+1) of the
+buckets (it must beat the maximum of the 21 draws, as in plain rendezvous), a removed origin fox
+gives up only its own buckets (to the plain draw among the rest), and the keys of every
+existing user keep their fox across the upgrade (all but the keys within a few hash values of
+the old share boundaries, about 0.002 %). A custom set has no history: plain rendezvous.
 Equal shares of the hash (the design before manifest v2) are just as simple to read but move
 about half the keys when a picture is added; consistent hashing on a ring needs virtual nodes to
 be even, and jump hashing cannot remove a picture from the middle. 10,000 buckets keep each
@@ -46,17 +55,36 @@ def _weight(stable_id, b):
     return int.from_bytes(hashlib.sha256(f"{stable_id}/{b}".encode("utf-8")).digest()[:8], "big")
 
 
+# The drawn foxes' equal shares before manifest v2 (see the module docstring).
+ORIGIN = tuple(f"Renard-{n}" for n in range(1, 22))
+ORIGIN_SHARE = BUCKETS // len(ORIGIN)        # 476 buckets each, the last one 480
+
+
+def origin_owner(b):
+    """The id that held bucket b under the 21 equal shares."""
+    return ORIGIN[min(b // ORIGIN_SHARE, len(ORIGIN) - 1)]
+
+
 def table(ids):
     """The picture number (1-based position in ids) of each of the BUCKETS buckets."""
     if not ids:
         raise ValueError("buckets: no picture")
     if len(set(ids)) != len(ids):
         raise ValueError(f"buckets: stable ids are not unique: {sorted(i for i in ids if ids.count(i) > 1)}")
+    present = set(ids)
     out = []
     for b in range(BUCKETS):
+        owner = origin_owner(b)
+        inherited = owner in present
+        origin_max = max(_weight(o, b) for o in ORIGIN) if inherited else None
         best, best_w = 0, -1
         for n, stable_id in enumerate(ids, 1):
-            w = _weight(stable_id, b)
+            if inherited and stable_id in ORIGIN:
+                if stable_id != owner:
+                    continue
+                w = origin_max
+            else:
+                w = _weight(stable_id, b)
             if w > best_w:
                 best, best_w = n, w
         out.append(best)

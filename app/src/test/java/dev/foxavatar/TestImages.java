@@ -14,8 +14,8 @@ import java.util.List;
  * A temporary images directory shaped like the real one (manifest v2): dummy files (the tests check
  * paths, not pixels) named {@code a/Renard-<fox>-<size>.<hash>.<ext>} and {@code Renard-<fox>.png},
  * listed by a {@code manifest.tsv} with the real ladder, formats, Accept regexes, keyed and default
- * lines, and the bucket table images/manifest.py makes for the ids Renard-1..N (rendezvous hashing,
- * reimplemented in {@link #buckets}; ImageManifestTest checks it against the committed manifest).
+ * lines, and the bucket table images/manifest.py makes for the ids Renard-1..N (rendezvous hashing from
+ * the fox set's equal shares before manifest v2, reimplemented in {@link #buckets}; ImageManifestTest checks it against the committed manifest).
  */
 final class TestImages {
     static final int[] SIZES = {32, 48, 64, 96, 128, 192, 256, 384, 512};
@@ -89,18 +89,32 @@ final class TestImages {
     }
 
     /**
-     * The picture number (1-based position in ids) of each of the 10,000 buckets: the id with the
-     * highest SHA-256(id + "/" + bucket), first 8 bytes big-endian, unsigned (images/buckets.py).
+     * The picture number (1-based position in ids) of each of the 10,000 buckets (images/buckets.py):
+     * the id with the highest SHA-256(id + "/" + bucket), first 8 bytes big-endian, unsigned; except
+     * that where the bucket's owner under the 21 equal shares before manifest v2 (Renard-1..21, 476
+     * buckets each, the last 480) is in the set, that owner stands for all 21 origin ids with their
+     * highest weight, and the other origin ids do not compete.
      */
     static int[] buckets(List<String> ids) {
         int[] table = new int[ImageManifest.BUCKETS];
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
             for (int bucket = 0; bucket < table.length; bucket++) {
+                String owner = "Renard-" + (Math.min(bucket / 476, 20) + 1);
+                boolean inherited = ids.contains(owner);
+                long originMax = 0;
+                for (int n = 1; inherited && n <= 21; n++) {
+                    long w = weight(sha, "Renard-" + n, bucket);
+                    originMax = n == 1 || Long.compareUnsigned(w, originMax) > 0 ? w : originMax;
+                }
                 long best = 0;
                 for (int i = 0; i < ids.size(); i++) {
-                    byte[] d = sha.digest((ids.get(i) + "/" + bucket).getBytes(StandardCharsets.UTF_8));
-                    long w = java.nio.ByteBuffer.wrap(d, 0, 8).getLong();
+                    String id = ids.get(i);
+                    boolean origin = id.matches("Renard-([1-9]|1[0-9]|2[01])");
+                    if (inherited && origin && !id.equals(owner)) {
+                        continue;
+                    }
+                    long w = inherited && origin ? originMax : weight(sha, id, bucket);
                     if (table[bucket] == 0 || Long.compareUnsigned(w, best) > 0) {
                         table[bucket] = i + 1;
                         best = w;
@@ -111,6 +125,11 @@ final class TestImages {
             throw new AssertionError(e);
         }
         return table;
+    }
+
+    private static long weight(MessageDigest sha, String id, int bucket) {
+        byte[] d = sha.digest((id + "/" + bucket).getBytes(StandardCharsets.UTF_8));
+        return java.nio.ByteBuffer.wrap(d, 0, 8).getLong();
     }
 
     static void writeManifest(Path dir, List<String> lines) throws IOException {
