@@ -6,10 +6,14 @@ SHELL := /bin/bash
 JAR   := app/target/avatar.jar
 MVN   := mvn -B -q
 
-.PHONY: test test-docs test-app test-nginx test-compose test-ansible bench bench-smoke test-bench bench-report \
+.PHONY: test prefetch test-docs test-app test-nginx test-compose test-ansible bench bench-smoke test-bench bench-report \
         build run images clean
 
-test: test-docs test-app test-nginx test-compose test-ansible bench-smoke
+test: prefetch test-docs test-app test-nginx test-compose test-ansible bench-smoke
+
+# Starts building docker compose v2 (the compose layer's) in the background while the first layers run.
+prefetch:
+	tools/prefetch.sh
 
 build: $(JAR)
 
