@@ -1,20 +1,28 @@
 # fox-avatar: the single entry point.
-#   make test    every layer, in order (what CI runs)
+#   make test    every layer, in order (what CI runs; tests/README.md)
 #   make bench   the benchmark (see bench/); make bench-report renders its report again from docs/bench.json
 # Each test layer is also runnable alone and installs what it needs.
 SHELL := /bin/bash
 JAR   := app/target/avatar.jar
 MVN   := mvn -B -q
 
-.PHONY: test test-app test-nginx test-compose test-ansible bench bench-smoke test-bench bench-report \
+.PHONY: test prefetch test-docs test-app test-nginx test-compose test-ansible bench bench-smoke test-bench bench-report \
         build run images clean
 
-test: test-app test-nginx test-compose test-ansible bench-smoke
+test: prefetch test-docs test-app test-nginx test-compose test-ansible bench-smoke
+
+# Starts building docker compose v2 (the compose layer's) in the background while the first layers run.
+prefetch:
+	tools/prefetch.sh
 
 build: $(JAR)
 
 $(JAR): pom.xml app/pom.xml $(shell find app/src/main -type f 2>/dev/null)
 	$(MVN) -DskipTests package
+
+# The docs against the repository: README's length, links, and the paths, targets and settings they name.
+test-docs:
+	tests/docs/run.sh
 
 test-app:
 	mvn -B verify

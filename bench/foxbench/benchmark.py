@@ -1,4 +1,5 @@
-"""The default mode (`make bench`, and `make bench-smoke` in seconds): every candidate of CANDIDATES.
+"""The default mode (`make bench`, and `make bench-smoke` in seconds): every candidate of CANDIDATES (the
+smoke leaves out those with a smoke_skip reason, and logs it).
 Phase A, throughput: all running, wrk/h2load rounds with the target order rotating, a counting run per
 target, ab without keep-alive. Phase B, each candidate alone: fresh starts timed to the first 302, one
 run at the highest concurrency, then memory and threads. Issue 11: the sidecar's avatar-URL target must
@@ -138,7 +139,9 @@ def run(ws, m):
     """Measure; the raw results (the caller saves and renders them) and the failures."""
     cands = []
     for cls in CANDIDATES:
-        if cls.available():
+        if SMOKE and cls.smoke_skip:
+            log(f"{cls.key}: left out of the smoke ({cls.smoke_skip}); make bench runs it")
+        elif cls.available():
             cands.append(cls(ws))
         else:
             log(f"{cls.key}: not available on this machine ({cls.__doc__.splitlines()[0]}): left out")

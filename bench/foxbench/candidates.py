@@ -19,6 +19,7 @@ class Candidate:
     """A server set started fresh by the harness. Subclasses define start_procs() and the targets."""
     key = name = ""
     startup_port = None  # plain-HTTP port answering GET / with 302, for the start-up measurement
+    smoke_skip = None    # why make bench-smoke leaves the candidate out (None: the smoke runs it)
 
     def __init__(self, ws):
         self.ws, self.procs = ws, []

@@ -1,0 +1,237 @@
+"""The docs against the repository (make test-docs): README.md stays a door, every relative link in every
+Markdown doc resolves (file and #anchor), and every repository path, `make` target and compose setting
+AVATAR_* a doc names exists. The checks read the files as they are; nothing is generated."""
+import fnmatch
+import re
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+README_MAX_LINES = 200
+
+# Markdown copies the benchmark's report test renders into (links relative to another place): not docs.
+NOT_DOCS = ("tests/bench/fixture/", "tests/bench/expected/")
+
+
+def repo_files():
+    """Tracked files plus new ones not yet committed (not ignored)."""
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    return sorted({f for f in out.split("\0") if f and (ROOT / f).exists()})
+
+
+def docs():
+    return [f for f in repo_files() if f.endswith(".md") and not f.startswith(NOT_DOCS)]
+
+
+# ---------------------------------------------------------------- Markdown reading
+
+FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
+CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
+
+
+def prose(text):
+    """The text without fenced code blocks and code spans (links are not links inside code)."""
+    return CODE_SPAN.sub(" ", FENCE.sub("", text))
+
+
+def code(text):
+    """(inline code spans, fenced blocks) of a Markdown text."""
+    blocks = [m.group(0) for m in FENCE.finditer(text)]
+    spans = [m.group(2) for m in CODE_SPAN.finditer(FENCE.sub("", text))]
+    return spans, blocks
+
+
+def slug(heading):
+    """GitHub's anchor for a heading: markup dropped, lower case, punctuation removed, spaces to '-'."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)       # links: their text
+    text = re.sub(r"<[^>]+>", "", text).replace("`", "")
+    text = re.sub(r"[*_~]", lambda m: m.group(0) if m.group(0) == "_" else "", text)
+    text = text.strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+@lru_cache(maxsize=None)
+def anchors(path):
+    text = FENCE.sub("", Path(path).read_text())
+    seen, out = {}, set()
+    for m in HEADING.finditer(text):
+        s = slug(m.group(2))
+        n = seen.get(s, 0)
+        seen[s] = n + 1
+        out.add(s if n == 0 else f"{s}-{n}")
+    out.update(re.findall(r"<a\s+(?:name|id)=\"([^\"]+)\"", text))
+    return out
+
+
+def link_problems(doc):
+    """Every relative link of doc (a path from the repository root) that does not resolve."""
+    here = ROOT / doc
+    bad = []
+    for target in LINK.findall(prose(here.read_text())):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("//"):
+            continue  # https:, mailto:, ...: not this test's business
+        path, _, anchor = target.partition("#")
+        dest = (here.parent / path).resolve() if path else here
+        if not dest.exists():
+            bad.append(f"{doc}: link {target}: no file {path}")
+        elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+            bad.append(f"{doc}: link {target}: no heading #{anchor} in {dest.relative_to(ROOT)}")
+        elif anchor and dest.is_dir():
+            bad.append(f"{doc}: link {target}: an anchor into a directory")
+    return bad
+
+
+# ---------------------------------------------------------------- names
+
+def ignored(path):
+    """Whether git ignores the path (build outputs: app/target/avatar.jar, .venv/...)."""
+    return subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=ROOT).returncode == 0
+
+
+PLACEHOLDER = re.compile(r"<[^<>]*>|\{[^{}]*\}|\.\.\.|\b[A-Z][A-Z0-9_]{0,9}\b")
+
+
+@lru_cache(maxsize=None)
+def entries(directory):
+    """The first path parts of the repository's files under directory ("" = the root)."""
+    prefix = f"{directory}/" if directory else ""
+    return {f[len(prefix):].split("/", 1)[0] for f in repo_files() if f.startswith(prefix)}
+
+
+def path_tokens(span, base=""):
+    """Words of a code span that name a repository path (from the root): their first part is a top-level
+    entry of the repository (app/..., docs/bench.md, Makefile), or, with a slash, an entry of the doc's
+    own directory base (nginx/README.md's `compose/entrypoint.sh`). Placeholders (<hash>, N, NAME, {a,b})
+    become globs."""
+    for word in root_words(span):
+        first = word.split("/", 1)[0]
+        if first in entries("") and (word != first or "." in first or first == "Makefile"):
+            yield word
+        elif base and "/" in word and first in entries(base):
+            yield f"{base}/{word}"
+
+
+def root_words(span):
+    span = re.sub(r"<[^<>]*>", "*", span)
+    for word in span.split():
+        word = word.strip("\"'(),;:").lstrip("@")
+        word = re.sub(r"^[A-Za-z_]+=", "", word)          # KEY=path
+        if not word or word.startswith(("/", "~", "$", "-", "http")) or "://" in word:
+            continue
+        yield word
+
+
+def path_exists(word):
+    if (ROOT / word).exists():
+        return True
+    pattern = PLACEHOLDER.sub("*", word).rstrip("/")
+    if pattern != word.rstrip("/") or "*" in word:
+        files = repo_files()
+        dirs = {str(Path(f).parent) for f in files}
+        if any(fnmatch.fnmatchcase(f, pattern) for f in files) or any(fnmatch.fnmatchcase(d, pattern) for d in dirs):
+            return True
+    return ignored(word)
+
+
+@lru_cache(maxsize=None)
+def make_targets():
+    text = (ROOT / "Makefile").read_text()
+    targets = set(re.findall(r"^([A-Za-z][\w.-]*)\s*:(?!=)", text, re.M))
+    return targets - {"SHELL", "JAR", "MVN"}
+
+
+MAKE = re.compile(r"(?:^|[\s;&|(`$])make\s+((?:-\S+\s+)*)([A-Za-z][\w*-]*)", re.M)
+
+
+def make_names(text):
+    spans, blocks = code(text)
+    for chunk in spans + blocks:
+        for m in MAKE.finditer(chunk):
+            yield m.group(2)
+
+
+AVATAR = re.compile(r"\bAVATAR_[A-Z0-9_]*[A-Z0-9]\b")
+
+
+def compose_settings():
+    """The compose settings: what docker-compose.yml reads from the environment and .env.example sets."""
+    yml = (ROOT / "docker-compose.yml").read_text()
+    env = (ROOT / ".env.example").read_text()
+    return (set(re.findall(r"\$\{(AVATAR_[A-Z0-9_]+)", yml))
+            | set(re.findall(r"^(AVATAR_[A-Z0-9_]+)=", env, re.M)))
+
+
+@lru_cache(maxsize=None)
+def known_avatar_names():
+    """Every AVATAR_* name something reads: the compose settings, and the names the sidecar (app/src/main),
+    the container entry points (nginx/compose, app/), the tests and tools read (their code, not docs)."""
+    names = set(compose_settings())
+    for f in repo_files():
+        if f.endswith(".md") or f.startswith(("docs/", "tests/docs/")) or not f.startswith(("app/", "nginx/", "tests/", "tools/", "bench/")):
+            continue
+        try:
+            names |= set(AVATAR.findall((ROOT / f).read_text()))
+        except (UnicodeDecodeError, IsADirectoryError):
+            continue
+    return names
+
+
+# ---------------------------------------------------------------- the tests
+
+def test_readme_is_a_door():
+    lines = (ROOT / "README.md").read_text().count("\n")
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines: move details to docs/ (at most {README_MAX_LINES})"
+
+
+@pytest.mark.parametrize("doc", docs())
+def test_every_relative_link_resolves(doc):
+    assert link_problems(doc) == []
+
+
+# The changelog tells history: it may name files that are gone (its links are still checked).
+HISTORY = ("CHANGELOG.md",)
+
+
+@pytest.mark.parametrize("doc", [d for d in docs() if d not in HISTORY])
+def test_every_repository_path_named_exists(doc):
+    spans, _ = code((ROOT / doc).read_text())
+    base = str(Path(doc).parent) if "/" in doc else ""
+    missing = sorted({w for s in spans for w in path_tokens(s, base) if not path_exists(w)})
+    assert missing == [], f"{doc} names paths the repository does not have"
+
+
+@pytest.mark.parametrize("doc", docs())
+def test_every_make_target_named_exists(doc):
+    targets = make_targets()
+    unknown = sorted({t for t in make_names((ROOT / doc).read_text())
+                      if not any(fnmatch.fnmatchcase(x, t) for x in targets)})
+    assert unknown == [], f"{doc} names make targets the Makefile lacks (it has {sorted(targets)})"
+
+
+@pytest.mark.parametrize("doc", docs())
+def test_every_avatar_setting_named_exists(doc):
+    unknown = sorted(set(AVATAR.findall((ROOT / doc).read_text())) - known_avatar_names())
+    assert unknown == [], f"{doc} names AVATAR_* settings nothing reads (compose: {sorted(compose_settings())})"
+
+
+def test_every_compose_setting_is_described():
+    page = (ROOT / "docs" / "compose.md").read_text()
+    assert sorted(s for s in compose_settings() if f"`{s}`" not in page) == []
+
+
+def test_the_checks_can_fail(tmp_path):
+    """The readers find what they must: a made-up link, path, target and setting are caught."""
+    assert slug("Deploy with `compose` (v2)!") == "deploy-with-compose-v2"
+    assert list(path_tokens("cp tests/docs/test_docz.py images/Renard-N.png")) == ["tests/docs/test_docz.py",
+                                                                                   "images/Renard-N.png"]
+    assert not path_exists("tests/docs/test_docz.py") and path_exists("images/Renard-N.png")
+    assert path_exists("app/target/avatar.jar")  # a build output .gitignore names
+    assert list(make_names("run `make tset-app` or\n```sh\nmake -j2 bench\n```\nto make the key")) == ["tset-app", "bench"]
+    assert "AVATAR_HTTPS_PROT" not in known_avatar_names() and "AVATAR_HTTPS_PORT" in compose_settings()
