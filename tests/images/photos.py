@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw, ImageFilter
 
 SERIAL = "FOXCAM-SN-90210-4242"
 DATE = "2026:07:14 09:41:07"
-GPS = ((48, 0, 0), (51, 0, 0), (29, 0, 0))     # 48 deg 51' 29" N (with longitude: a real place)
+GPS = (48.0, 51.0, 29.0)     # 48 deg 51' 29" N (with the longitude: a real place)
 
 
 def photo(w, h, seed):
@@ -49,7 +49,7 @@ def camera_exif(orientation=1):
     gps[1] = "N"
     gps[2] = GPS
     gps[3] = "E"
-    gps[4] = ((2, 0, 0), (17, 0, 0), (40, 0, 0))
+    gps[4] = (2.0, 17.0, 40.0)
     return exif
 
 
