@@ -19,7 +19,7 @@ IMAGES = ROOT / "images"
 EXPECTED = {f"Renard-{i}.png" for i in range(1, 22)}
 MIN_SIDE = 256
 FOXES = range(1, 22)
-LADDER = [32, 48, 64, 96, 128, 192, 256]
+LADDER = [32, 48, 64, 96, 128, 192, 256, 384, 512]
 FORMATS = ["avif", "webp", "png"]                      # in order of preference
 PILLOW_FORMAT = {"avif": "AVIF", "webp": "WEBP", "png": "PNG"}
 MEDIA_TYPE = {"avif": "image/avif", "webp": "image/webp", "png": "image/png"}
@@ -61,7 +61,7 @@ def test_image_set_is_exactly_the_21_foxes():
 
 def test_images_dir_holds_only_foxes_their_manifest_and_their_scripts():
     others = sorted(p.name for p in IMAGES.iterdir() if p.is_file() and p.name not in EXPECTED)
-    assert others == ["contact-sheet.py", "draw.py", "draw.sh", "ladder.py", "manifest.py",
+    assert others == ["buckets.py", "contact-sheet.py", "draw.py", "draw.sh", "ladder.py", "manifest.py",
                       "manifest.tsv"]
     assert sorted(p.name for p in IMAGES.iterdir() if p.is_dir() and p.name != "__pycache__") == ["a", "drawing"]
 

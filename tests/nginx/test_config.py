@@ -14,22 +14,29 @@ from foxavatar.imageset import read_manifest
 from stack.stacks import NGINX_DIR, REPO, load_renderer
 
 RENDER = NGINX_DIR / "render.py"
+sys.path.insert(0, str(REPO / "images"))
+from buckets import table as bucket_table  # noqa: E402  (images/manifest.py's bucket table)
 
 
 # Real `nginx -V` texts (nginx-V/*.txt say where they came from): what the template decides from.
 BUILD = {p.stem: p.read_text() for p in (Path(__file__).parent / "nginx-V").glob("*.txt")}
 
 
-def small_manifest(foxes=2, sizes=(32, 64), formats=("avif", "webp", "png")):
-    """A manifest in images/manifest.tsv's format, for a small made-up set."""
+def small_manifest(foxes=2, sizes=(32, 64), formats=("avif", "webp", "png"), tops=None, default=None):
+    """A manifest in images/manifest.tsv's format (v2), for a small made-up set; tops: {fox: its
+    largest size} for pictures whose ladder stops lower; default: the default size (else the largest)."""
     real = (REPO / "images" / "manifest.tsv").read_text().splitlines()
     lines = [line for line in real if line.startswith(("format\t", "keyed\t"))]
     lines = [line for line in lines if line.split("\t")[1] in formats or line.startswith("keyed")]
+    lines.append(f"default\t{default or max(sizes)}")
     for fox in range(1, foxes + 1):
         for size in sizes:
+            if size > (tops or {}).get(fox, size):
+                continue
             for fmt in formats:
                 lines.append(f"image\ta/Renard-{fox}-{size}.{fox:05d}{size:05d}.{fmt}\t{fox}\t{size}\t{fmt}")
-        lines.append(f"legacy\tRenard-{fox}.png\t{fox}\t{max(sizes)}\tpng")
+        lines.append(f"legacy\tRenard-{fox}.png\t{fox}\t{(tops or {}).get(fox, max(sizes))}\tpng")
+    lines.append("buckets\t" + " ".join(map(str, bucket_table([f"Renard-{n}" for n in range(1, foxes + 1)]))))
     return "# a small set for the tests\n" + "\n".join(lines) + "\n"
 
 
@@ -176,14 +183,36 @@ def test_served_uris_and_fallback_answers_are_exactly_the_manifests(tmp_path):
     assert served == {e.path: e.kind for e in m.images + m.legacy}
     fallback = dict(re.findall(r'^\s+"(\d+ \d+ \w+)" /(\S+);$', out.stdout, re.M))
     assert fallback == {f"{e.fox} {e.size} {e.fmt}": e.path for e in m.images}
-    for variable in ("avatar_keyed_fox", "avatar_random_fox"):
-        block = re.search(r'^split_clients "\S+" \$' + variable + r" \{\n(.*?)^\}", out.stdout, re.S | re.M).group(1)
-        entries = re.findall(r"^\s*([\d.]+%|\*)\s+(\S+);$", block, re.M)
-        assert [int(fox) for _, fox in entries] == m.foxes
-        shares = [float(s[:-1]) for s, _ in entries if s != "*"]
-        assert entries[-1][0] == "*" and len(set(shares)) == 1 and sum(shares) < 100
+    keyed = split_block(out.stdout, "avatar_keyed_fox")
+    assert [share for share, _ in keyed] == ["0.01%"] * 9999 + ["*"], "10,000 buckets of 0.01 %"
+    assert [int(fox) for _, fox in keyed] == m.buckets
+    random = split_block(out.stdout, "avatar_random_fox")
+    assert [int(fox) for _, fox in random] == m.foxes
+    shares = [float(s[:-1]) for s, _ in random if s != "*"]
+    assert random[-1][0] == "*" and len(set(shares)) == 1 and sum(shares) < 100
     sizes = dict(re.findall(r"^\s+(\d+) (\d+);$", out.stdout, re.M))
     assert {int(n): int(s) for n, s in sizes.items()} == {n: next(s for s in m.sizes if s >= n) for n in range(129)}
+    size_map = re.search(r"^map \$avatar_size_number \$avatar_size \{\n(.*?)^\}", out.stdout, re.S | re.M).group(1)
+    assert f"    default {m.default_size};\n" in size_map and '    "~^[0-9]+$" 128;\n' in size_map
+
+
+def split_block(conf, variable):
+    """The (share, value) lines of the split_clients block that sets $variable."""
+    block = re.search(r'^split_clients "\S+" \$' + variable + r" \{\n(.*?)^\}", conf, re.S | re.M).group(1)
+    return re.findall(r"^\s*([\d.]+%|\*)\s+(\S+);$", block, re.M)
+
+
+def test_a_picture_whose_ladder_stops_lower_answers_its_largest_above_it_and_the_default_is_the_manifests(tmp_path):
+    m = read_manifest(image_dir(tmp_path, small_manifest(foxes=3, sizes=(32, 64, 128, 256), tops={2: 64},
+                                                         default=128)))
+    out = run_render("--images", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    fallback = dict(re.findall(r'^\s+"(\d+ \d+ \w+)" /(\S+);$', out.stdout, re.M))
+    assert fallback == {f"{fox} {size} {fmt}": m.answer(fox, size, fmt)[1:]
+                        for fox in m.foxes for size in m.sizes for fmt in ("avif", "webp", "png")}
+    assert fallback["2 256 webp"] == fallback["2 64 webp"] and fallback["1 256 webp"].startswith("a/Renard-1-256.")
+    size_map = re.search(r"^map \$avatar_size_number \$avatar_size \{\n(.*?)^\}", out.stdout, re.S | re.M).group(1)
+    assert "    default 128;\n" in size_map and '    "~^[0-9]+$" 256;\n' in size_map
 
 
 def test_render_refuses_a_missing_manifest_or_file_in_one_line(tmp_path):

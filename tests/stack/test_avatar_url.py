@@ -31,13 +31,17 @@ def test_every_size_in_every_format_redirects_to_a_file_served_at_that_size(stac
         assert_served_image(stack, manifest, e.path, get(stack, "/" + e.path))
 
 
+# "default": the manifest's default size (256); "top": the ladder's largest (512).
 @pytest.mark.parametrize("query,expected", [
     ("?s=64", 64), ("?size=64", 64), ("?S=64", 64), ("?s=50", 64), ("?s=1", 32), ("?s=0", 32),
-    ("?s=0064", 64), ("?s=257", 256), ("?s=99999999999999999999", 256), ("?s=", 256),
-    ("?s=-5", 256), ("?s=64px", 256), ("?s=6.4", 256), ("?s=%36%34", 256), ("?s", 256),
-    ("?s=64&s=128", 64), ("?s=&size=48", 48), ("?size=48&s=96", 96), ("?x=1&size=100&y", 128),
+    ("?s=0064", 64), ("?s=257", 384), ("?s=385", 512), ("?s=2048", "top"),
+    ("?s=99999999999999999999", "top"), ("?s=", "default"), ("", "default"),
+    ("?s=-5", "default"), ("?s=64px", "default"), ("?s=6.4", "default"), ("?s=%36%34", "default"),
+    ("?s", "default"), ("?s=64&s=128", 64), ("?s=&size=48", 48), ("?size=48&s=96", 96),
+    ("?x=1&size=100&y", 128),
 ])
 def test_size_parameter_snaps_up_to_the_ladder_and_never_breaks_the_embed(stack, manifest, query, expected):
+    expected = {"default": manifest.default_size, "top": manifest.sizes[-1]}.get(expected, expected)
     e = redirect_entry(stack, manifest, avatar(stack, query))
     assert e.size == expected, (query, e)
 

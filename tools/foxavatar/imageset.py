@@ -5,8 +5,13 @@
     m.paths()        # every served path, relative: 'a/Renard-1-32.0123456789.avif', ..., 'Renard-21.png'
     m.location(fox=7, size=64, fmt="webp")   # '/a/Renard-7-64.<hash>.webp'
     m.sizes, m.foxes, m.formats, m.keyed_max_age, m.key_max_length, m.legacy
+    m.default_size                            # 256: the size of an ask without a valid size
+    m.answer(fox=7, size=512, fmt="png")      # the fill rule: the picture's largest if it stops lower
+    m.largest(fox=7), m.sizes_of(fox=7)       # a picture's own ladder (a prefix of m.sizes)
+    m.buckets                                 # 10,000 picture numbers; m.keyed_fox(murmur2_hash)
 
-The manifest is the image-set contract: Nginx serves, the sidecar redirects to, the fallback picks
+Manifest v2 (the records `format`, `keyed`, `default`, `image`, `legacy`, `buckets`; see the header
+images/manifest.py writes). The manifest is the image-set contract: Nginx serves, the sidecar redirects to, the fallback picks
 from, and the tests check exactly the files it lists. Its format is described in its own header
 (images/draw.sh writes it). This module only reads it. Standard library only (nginx/render.py
 runs it inside an image build).
@@ -15,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 MANIFEST = "manifest.tsv"
+BUCKETS = 10_000
+PART = 0xFFFFFFFF // BUCKETS      # split_clients' 0.01 % part: the key bucket is min(h // PART, 9999)
 
 
 class ManifestError(ValueError):
@@ -46,6 +53,8 @@ class Manifest:
     key_max_length: int = 0
     images: list = field(default_factory=list)
     legacy: list = field(default_factory=list)
+    default_size: int = 0
+    buckets: list = field(default_factory=list)   # the picture number of each key bucket
 
     @property
     def sizes(self):
@@ -55,9 +64,19 @@ class Manifest:
     def foxes(self):
         return sorted({e.fox for e in self.images})
 
-    @property
-    def default_size(self):
-        return self.sizes[-1]
+    def sizes_of(self, fox):
+        return sorted({e.size for e in self.images if e.fox == fox})
+
+    def largest(self, fox):
+        return max(e.size for e in self.images if e.fox == fox)
+
+    def answer(self, fox, size, fmt):
+        """The location a picture answers for a ladder size: the fill rule caps it at the picture's largest."""
+        return self.location(fox, min(size, self.largest(fox)), fmt)
+
+    def keyed_fox(self, h):
+        """The picture of a key whose MurmurHash2 (unsigned 32 bits) is h."""
+        return self.buckets[min(h // PART, BUCKETS - 1)]
 
     def paths(self):
         return [e.path for e in self.images + self.legacy]
@@ -92,6 +111,14 @@ def parse_manifest(text, directory="."):
                 m.formats.append(Format(f[1], f[2], f[3] if len(f) > 3 else ""))
             elif f[0] == "keyed":
                 m.keyed_max_age, m.key_max_length = int(f[1]), int(f[2])
+            elif f[0] == "default":
+                if len(f) != 2:
+                    raise ValueError
+                m.default_size = int(f[1])
+            elif f[0] == "buckets":
+                if len(f) != 2:
+                    raise ValueError
+                m.buckets = [int(b) for b in f[1].split(" ")]
             elif f[0] in ("image", "legacy"):
                 e = Entry(f[0], _safe(f[1], n), int(f[2]), int(f[3]), f[4])
                 (m.images if f[0] == "image" else m.legacy).append(e)
@@ -103,7 +130,27 @@ def parse_manifest(text, directory="."):
             raise ManifestError(f"{MANIFEST} line {n}: malformed: {line!r}") from None
     if not m.images or not m.formats or m.formats[-1].accept_regex or not m.key_max_length:
         raise ManifestError(f"{MANIFEST}: needs image lines, format lines (the last without a regex) and a keyed line")
+    _check_v2(m)
     return m
+
+
+def _check_v2(m):
+    """Manifest v2: pictures 1..N, each with every format at a prefix of the ladder, a default size on
+    the ladder, and a table of 10,000 buckets naming pictures of the set."""
+    if m.foxes != list(range(1, len(m.foxes) + 1)):
+        raise ManifestError(f"{MANIFEST}: pictures are not numbered 1..N: {m.foxes}")
+    ladder, exts = m.sizes, [f.ext for f in m.formats]
+    have = {(e.fox, e.size, e.fmt) for e in m.images}
+    for fox in m.foxes:
+        own = ladder[:ladder.index(m.largest(fox)) + 1]
+        missing = [(s, x) for s in own for x in exts if (fox, s, x) not in have]
+        if missing:
+            raise ManifestError(f"{MANIFEST}: picture {fox} has no {missing[0][0]} px {missing[0][1]} image (every "
+                                f"picture needs every format at every ladder size up to its largest)")
+    if m.default_size not in ladder:
+        raise ManifestError(f"{MANIFEST}: needs a default line naming a size of the ladder {ladder}")
+    if len(m.buckets) != BUCKETS or not set(m.buckets) <= set(m.foxes):
+        raise ManifestError(f"{MANIFEST}: needs a buckets line of {BUCKETS} picture numbers of the set")
 
 
 def read_manifest(directory, check_files=True):

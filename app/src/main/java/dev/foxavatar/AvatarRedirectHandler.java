@@ -10,8 +10,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Answers the avatar URL ({@code GET}/{@code HEAD /}) with a {@code 302 Found} to the fox image for the
  * request's size ({@code s}/{@code size}), format ({@code Accept}) and key ({@code u}: the same fox for
- * the same key, cacheable; without one a random fox, {@code no-store}). Every {@code Location} is built
- * at start-up in a [fox][size][format] table; a request scans the raw query string in place and picks
+ * the same key, cacheable, through the manifest's bucket table; without one a random fox, {@code no-store}).
+ * Every {@code Location} is built at start-up in a [fox][size][format] table (a size above a fox's own
+ * largest holds its largest: the fill rule); a request scans the raw query string in place and picks
  * from it. Runs on the IO thread: nothing here blocks.
  */
 public final class AvatarRedirectHandler implements HttpHandler {
@@ -40,9 +41,9 @@ public final class AvatarRedirectHandler implements HttpHandler {
                 }
             }
         }
-        ladder = new SizeLadder(manifest.sizes());
+        ladder = new SizeLadder(manifest.sizes(), manifest.defaultSize());
         formats = new FormatChooser(manifest.formats().stream().map(ImageManifest.Format::acceptRegex).toList());
-        keyedFox = new KeyedFox(foxes);
+        keyedFox = new KeyedFox(manifest.buckets());
         maxKeyLength = manifest.maxKeyLength();
         keyedCacheControl = "public, max-age=" + manifest.keyedMaxAge();
     }

@@ -8,19 +8,24 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * The image set's contract, {@code <images>/manifest.tsv} (made by {@code make images}): the formats
- * with their Accept rules, the keyed-answer settings, and the path of every fox at every size in every
- * format. Read and checked once at start-up; any fault is one {@code --images} line naming it.
+ * The image set's contract, {@code <images>/manifest.tsv} (manifest v2, made by {@code make images}):
+ * the formats with their Accept rules, the keyed-answer settings, the default size, the path of every
+ * picture ("fox") at every size of its ladder in every format, and the key buckets (which picture each
+ * of 10,000 key buckets gets). A picture's sizes are a prefix of the set's ladder; asked for a size
+ * above its largest, it answers its largest (the fill rule, applied here once: {@link #path}). Read
+ * and checked once at start-up; any fault is one {@code --images} line naming it.
  */
 public final class ImageManifest {
     public static final String FILE = "manifest.tsv";
@@ -39,6 +44,8 @@ public final class ImageManifest {
     static final int MAX_SIZE = 4096;
     static final int MAX_AGE = 31_536_000;
     static final int MAX_KEY_LENGTH = 1024;
+    /** Key buckets: nginx's split_clients with 10,000 parts of 0.01 %. */
+    public static final int BUCKETS = 10_000;
     private static final Pattern PATH = Pattern.compile("[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*");
 
     private final List<Format> formats;
@@ -47,15 +54,32 @@ public final class ImageManifest {
     private final int[] foxes;
     private final int[] sizes;
     private final String[][][] paths;
+    private final int[] largest;
+    private final int defaultSize;
+    private final int[] buckets;
 
-    private ImageManifest(List<Format> formats, int keyedMaxAge, int maxKeyLength, int[] foxes, int[] sizes,
-            String[][][] paths) {
-        this.formats = List.copyOf(formats);
-        this.keyedMaxAge = keyedMaxAge;
-        this.maxKeyLength = maxKeyLength;
+    private ImageManifest(Read r, int[] foxes, int[] sizes, String[][][] paths, int[] largest, int[] buckets) {
+        this.formats = List.copyOf(r.formats);
+        this.keyedMaxAge = r.maxAge;
+        this.maxKeyLength = r.maxKey;
+        this.defaultSize = r.defaultSize;
         this.foxes = foxes;
         this.sizes = sizes;
         this.paths = paths;
+        this.largest = largest;
+        this.buckets = buckets;
+    }
+
+    /** What the records say, before the cross-checks. */
+    private static final class Read {
+        final List<Format> formats = new ArrayList<>();
+        final List<Entry> images = new ArrayList<>();
+        int maxAge;
+        int maxKey;
+        int defaultSize;
+        int defaultLine;
+        int[] buckets;
+        int bucketsLine;
     }
 
     /** One {@code image} or {@code legacy} line, kept with its number for the completeness checks. */
@@ -79,14 +103,13 @@ public final class ImageManifest {
 
     private static ImageManifest parse(Path directory, Path file, List<String> lines) throws SettingsException {
         Path root = realDirectory(directory);
-        List<Format> formats = new ArrayList<>();
+        Read r = new Read();
+        List<Format> formats = r.formats;
         List<Integer> formatLines = new ArrayList<>();
-        List<Entry> images = new ArrayList<>();
+        List<Entry> images = r.images;
         List<Entry> legacy = new ArrayList<>();
         Set<String> paths = new HashSet<>();
         int keyedLine = 0;
-        int maxAge = 0;
-        int maxKey = 0;
         for (int n = 1; n <= lines.size(); n++) {
             String line = lines.get(n - 1);
             if (line.isBlank() || line.startsWith("#")) {
@@ -113,9 +136,26 @@ public final class ImageManifest {
                 case "keyed" -> {
                     expect(file, n, f, f.length == 3, "keyed<TAB>max-age<TAB>max key length");
                     check(file, n, keyedLine == 0, "a second keyed line (the first is line " + keyedLine + ")");
-                    maxAge = number(file, n, f[1], "max-age", 0, MAX_AGE);
-                    maxKey = number(file, n, f[2], "max key length", 1, MAX_KEY_LENGTH);
+                    r.maxAge = number(file, n, f[1], "max-age", 0, MAX_AGE);
+                    r.maxKey = number(file, n, f[2], "max key length", 1, MAX_KEY_LENGTH);
                     keyedLine = n;
+                }
+                case "default" -> {
+                    expect(file, n, f, f.length == 2, "default<TAB>size");
+                    check(file, n, r.defaultLine == 0, "a second default line (the first is line " + r.defaultLine + ")");
+                    r.defaultSize = number(file, n, f[1], "default size", 1, MAX_SIZE);
+                    r.defaultLine = n;
+                }
+                case "buckets" -> {
+                    expect(file, n, f, f.length == 2, "buckets<TAB>" + BUCKETS + " space-separated picture numbers");
+                    check(file, n, r.bucketsLine == 0, "a second buckets line (the first is line " + r.bucketsLine + ")");
+                    String[] b = f[1].split(" ", -1);
+                    check(file, n, b.length == BUCKETS, b.length + " buckets, expected " + BUCKETS);
+                    r.buckets = new int[BUCKETS];
+                    for (int i = 0; i < BUCKETS; i++) {
+                        r.buckets[i] = number(file, n, b[i], "bucket " + i + "'s picture", 1, MAX_FOX);
+                    }
+                    r.bucketsLine = n;
                 }
                 case "image", "legacy" -> {
                     expect(file, n, f, f.length == 5, f[0] + "<TAB>path<TAB>fox<TAB>size<TAB>format");
@@ -125,7 +165,8 @@ public final class ImageManifest {
                     check(file, n, paths.add(e.path()), "path " + e.path() + " listed twice");
                     (f[0].equals("image") ? images : legacy).add(e);
                 }
-                default -> throw bad(file, n, "unknown record type '" + f[0] + "' (format, keyed, image, legacy)");
+                default -> throw bad(file, n, "unknown record type '" + f[0]
+                        + "' (format, keyed, default, image, legacy, buckets)");
             }
         }
         if (formats.isEmpty()) {
@@ -143,16 +184,27 @@ public final class ImageManifest {
         if (images.isEmpty()) {
             throw new SettingsException(SETTING, file + ": no image line");
         }
+        if (r.defaultLine == 0) {
+            throw new SettingsException(SETTING, file + ": no default line (default<TAB>size)");
+        }
+        if (r.bucketsLine == 0) {
+            throw new SettingsException(SETTING, file + ": no buckets line (buckets<TAB>" + BUCKETS
+                    + " picture numbers; made by `make images`)");
+        }
         for (Entry e : legacy) {
             check(file, e.line(), formats.stream().anyMatch(x -> x.extension().equals(e.format())),
                     "format " + e.format() + " has no format line");
         }
-        return complete(file, formats, maxAge, maxKey, images);
+        return complete(file, r);
     }
 
-    /** Builds the [fox][size][format] table; every fox must have every size in every format. */
-    private static ImageManifest complete(Path file, List<Format> formats, int maxAge, int maxKey, List<Entry> images)
-            throws SettingsException {
+    /**
+     * Builds the [fox][size][format] table: every picture has every format at every size from the
+     * smallest up to its own largest; the cells above are filled with its largest (the fill rule).
+     */
+    private static ImageManifest complete(Path file, Read r) throws SettingsException {
+        List<Format> formats = r.formats;
+        List<Entry> images = r.images;
         Map<String, Integer> formatIndex = new HashMap<>();
         for (int i = 0; i < formats.size(); i++) {
             formatIndex.put(formats.get(i).extension(), i);
@@ -166,6 +218,14 @@ public final class ImageManifest {
         }
         int[] foxes = foxSet.stream().mapToInt(Integer::intValue).toArray();
         int[] sizes = sizeSet.stream().mapToInt(Integer::intValue).toArray();
+        for (int f = 0; f < foxes.length; f++) {
+            if (foxes[f] != f + 1) {
+                throw new SettingsException(SETTING, file + ": the image lines' pictures are not numbered 1.."
+                        + foxes.length + " (no picture " + (f + 1) + ")");
+            }
+        }
+        check(file, r.defaultLine, sizeSet.contains(r.defaultSize), "default size " + r.defaultSize
+                + " is not a size of the ladder " + sizeSet);
         String[][][] table = new String[foxes.length][sizes.length][formats.size()];
         for (Entry e : images) {
             String[] cell = table[foxSet.headSet(e.fox()).size()][sizeSet.headSet(e.size()).size()];
@@ -174,18 +234,32 @@ public final class ImageManifest {
                     "a second image for fox " + e.fox() + " at " + e.size() + " px in " + e.format());
             cell[format] = e.path();
         }
+        int[] largest = new int[foxes.length];
         for (int f = 0; f < foxes.length; f++) {
+            int top = sizes.length - 1;
+            while (top > 0 && Arrays.stream(table[f][top]).allMatch(Objects::isNull)) {
+                top--;
+            }
+            largest[f] = top;
             for (int s = 0; s < sizes.length; s++) {
                 for (int x = 0; x < formats.size(); x++) {
-                    if (table[f][s][x] == null) {
-                        throw new SettingsException(SETTING, file + ": fox " + foxes[f] + " has no " + sizes[s]
-                                + " px " + formats.get(x).extension() + " image (every fox needs every size in"
-                                + " every format)");
+                    if (s > top) {
+                        table[f][s][x] = table[f][top][x];
+                    } else if (table[f][s][x] == null) {
+                        throw new SettingsException(SETTING, file + ": picture " + foxes[f] + " has no " + sizes[s]
+                                + " px " + formats.get(x).extension() + " image (every picture needs every format at"
+                                + " every size of the ladder up to its largest, " + sizes[top] + " px)");
                     }
                 }
             }
         }
-        return new ImageManifest(formats, maxAge, maxKey, foxes, sizes, table);
+        int[] buckets = new int[BUCKETS];
+        for (int b = 0; b < BUCKETS; b++) {
+            check(file, r.bucketsLine, r.buckets[b] <= foxes.length, "bucket " + b + " names picture "
+                    + r.buckets[b] + ", but the image lines have pictures 1.." + foxes.length);
+            buckets[b] = r.buckets[b] - 1;
+        }
+        return new ImageManifest(r, foxes, sizes, table, largest, buckets);
     }
 
     private static Path realDirectory(Path directory) throws SettingsException {
@@ -273,13 +347,35 @@ public final class ImageManifest {
         return sizes.clone();
     }
 
-    /** The path (relative to the images directory) of fox index f, size index s, format index x. */
+    /**
+     * The path (relative to the images directory) of fox index f, size index s, format index x; for a
+     * size above the picture's largest, its largest (the fill rule).
+     */
     public String path(int fox, int size, int format) {
         return paths[fox][size][format];
     }
 
-    /** How many files the sidecar redirects to (foxes x sizes x formats). */
+    /** The size index of fox index f's largest image. */
+    public int largestSizeIndex(int fox) {
+        return largest[fox];
+    }
+
+    /** The size (px) answered when no valid size is asked: one of {@link #sizes()}. */
+    public int defaultSize() {
+        return defaultSize;
+    }
+
+    /** The fox index (0-based) of each of the {@link #BUCKETS} key buckets. */
+    public int[] buckets() {
+        return buckets.clone();
+    }
+
+    /** How many files the sidecar redirects to (every picture's sizes x formats). */
     public int imageCount() {
-        return foxes.length * sizes.length * formats.size();
+        int count = 0;
+        for (int top : largest) {
+            count += (top + 1) * formats.size();
+        }
+        return count;
     }
 }

@@ -1,35 +1,33 @@
 package dev.foxavatar;
 
 /**
- * The fox for a key's hash, as nginx's {@code split_clients} picks it among n equal shares: each of the
- * first n-1 foxes gets floor(10000 / n) hundredths of a percent, the last takes the rest ({@code *}).
- * The boundaries are computed once, with nginx's integer arithmetic.
+ * The fox for a key's hash, from the manifest's bucket table: the bucket is the part nginx's
+ * {@code split_clients} picks among 10,000 parts of 0.01 % over the hash (part boundaries k *
+ * floor(0xffffffff / 10000), the last part taking the rest), and the table names each bucket's fox.
+ * One division and one array read; the table is how the image set keeps keys stable when pictures
+ * come and go (images/buckets.py).
  */
 final class KeyedFox {
-    /** Exclusive upper bounds of the first n-1 shares, unsigned 32-bit values held in longs. */
-    private final long[] bounds;
+    /** split_clients' width of a 0.01 % part: floor(0xffffffff / 10000). */
+    static final long PART = 0xffffffffL / ImageManifest.BUCKETS;
+    /** The fox index (0-based) of each bucket. */
+    private final int[] buckets;
 
-    KeyedFox(int foxes) {
-        if (foxes < 1 || foxes > 10_000) {
-            throw new IllegalArgumentException("1 to 10000 foxes, got " + foxes);
+    /** @param buckets the fox index of each of the {@link ImageManifest#BUCKETS} buckets */
+    KeyedFox(int[] buckets) {
+        if (buckets.length != ImageManifest.BUCKETS) {
+            throw new IllegalArgumentException(ImageManifest.BUCKETS + " buckets, got " + buckets.length);
         }
-        long share = 10_000 / foxes;
-        bounds = new long[foxes - 1];
-        long last = 0;
-        for (int i = 0; i < bounds.length; i++) {
-            last += share * 0xffffffffL / 10_000;
-            bounds[i] = last;
-        }
+        this.buckets = buckets.clone();
     }
 
-    /** The fox index (0-based) for a MurmurHash2 value: the first share whose bound is above it. */
+    /** The bucket (0 to 9999) of a MurmurHash2 value, read as unsigned 32 bits. */
+    static int bucket(int hash) {
+        return (int) Math.min((hash & 0xffffffffL) / PART, ImageManifest.BUCKETS - 1);
+    }
+
+    /** The fox index (0-based) for a MurmurHash2 value. */
     int index(int hash) {
-        long h = hash & 0xffffffffL;
-        for (int i = 0; i < bounds.length; i++) {
-            if (h < bounds[i]) {
-                return i;
-            }
-        }
-        return bounds.length;
+        return buckets[bucket(hash)];
     }
 }

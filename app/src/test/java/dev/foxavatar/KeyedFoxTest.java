@@ -1,52 +1,58 @@
 package dev.foxavatar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fox for a key: nginx's split_clients over equal shares. murmur2-nginx.tsv holds the foxes a running
- * nginx 1.22.1 picked with split_clients "$arg_u" over 21 and 3 foxes (see app/src/test/tools/nginx-vectors.py).
+ * The fox for a key: the bucket nginx's split_clients picks among 10,000 parts of 0.01 %, then the
+ * manifest's table. murmur2-nginx.tsv holds the buckets a running nginx 1.22.1 picked with 9,999 lines
+ * "0.01% B;" and "* 9999;", including keys on both sides of part boundaries and in the last part's
+ * overhang (see app/src/test/tools/nginx-vectors.py).
  */
 class KeyedFoxTest {
     @Test
-    void picks_the_fox_nginx_split_clients_picks_among_21_and_among_3() throws Exception {
-        KeyedFox of21 = new KeyedFox(21);
-        KeyedFox of3 = new KeyedFox(3);
+    void the_bucket_is_the_one_nginx_split_clients_picks_among_10000_parts() throws Exception {
         List<String[]> rows = AvatarQueryTest.vectors("murmur2-nginx.tsv");
-        int[] seen = new int[22];
+        int edges = 0;
         for (String[] row : rows) {
             String key = row[0];
-            int hash = Murmur2.hash(key, 0, key.length());
-            assertEquals(Integer.parseInt(row[2]), of21.index(hash) + 1, "21 foxes, key '" + key + "'");
-            assertEquals(Integer.parseInt(row[3]), of3.index(hash) + 1, "3 foxes, key '" + key + "'");
-            seen[of21.index(hash) + 1]++;
+            assertEquals(Integer.parseInt(row[2]), KeyedFox.bucket(Murmur2.hash(key, 0, key.length())), "key '" + key + "'");
+            edges += key.startsWith("edge-") ? 1 : 0;
         }
-        for (int fox = 1; fox <= 21; fox++) {
-            assertTrue(seen[fox] > 0, "the vectors reach fox " + fox);
+        assertEquals(9, edges, "3 keys at the start of a part, 3 at the end, 3 in the overhang");
+    }
+
+    @Test
+    void a_keys_fox_is_its_buckets_entry_in_the_table() throws Exception {
+        int[] table = IntStream.range(0, ImageManifest.BUCKETS).map(b -> (b * 7) % 21).toArray();
+        KeyedFox fox = new KeyedFox(table);
+        for (String[] row : AvatarQueryTest.vectors("murmur2-nginx.tsv")) {
+            String key = row[0];
+            assertEquals(table[Integer.parseInt(row[2])], fox.index(Murmur2.hash(key, 0, key.length())), key);
         }
     }
 
     @Test
-    void the_boundaries_are_nginx_integer_arithmetic() {
-        // 21 foxes: 4.76% each for the first 20 (476 hundredths), the last takes the rest.
-        KeyedFox fox = new KeyedFox(21);
-        long step = 476L * 0xffffffffL / 10_000;
-        assertEquals(0, fox.index(0));
-        assertEquals(0, fox.index((int) (step - 1)));
-        assertEquals(1, fox.index((int) step));
-        assertEquals(19, fox.index((int) (20 * step - 1)));
-        assertEquals(20, fox.index((int) (20 * step)));
-        assertEquals(20, fox.index(0xffffffff), "unsigned: the largest hash is the last fox");
-        assertEquals(10, fox.index(Integer.MIN_VALUE), "unsigned: 2^31 is in the 11th share");
+    void the_part_boundaries_are_nginx_integer_arithmetic_read_unsigned() {
+        assertEquals(429_496, KeyedFox.PART);
+        assertEquals(0, KeyedFox.bucket(0));
+        assertEquals(0, KeyedFox.bucket(429_495));
+        assertEquals(1, KeyedFox.bucket(429_496));
+        assertEquals(4999, KeyedFox.bucket((int) (5000L * 429_496 - 1)));
+        assertEquals(5000, KeyedFox.bucket(Integer.MIN_VALUE), "unsigned: 2^31 is bucket 5000");
+        assertEquals(9998, KeyedFox.bucket((int) (9999L * 429_496 - 1)));
+        assertEquals(9999, KeyedFox.bucket((int) (9999L * 429_496)));
+        assertEquals(9999, KeyedFox.bucket(0xffffffff), "the last part takes the rest up to 2^32 - 1");
     }
 
     @Test
-    void one_fox_takes_every_hash() {
-        KeyedFox one = new KeyedFox(1);
-        assertEquals(0, one.index(0));
-        assertEquals(0, one.index(-1));
+    void the_table_must_have_10000_buckets() {
+        assertThrows(IllegalArgumentException.class, () -> new KeyedFox(new int[9999]));
+        assertTrue(new KeyedFox(new int[10_000]).index(-1) == 0);
     }
 }

@@ -19,9 +19,10 @@ class PerRequestAllocationTest {
         ServerOverHttp.CHROMIUM, ServerOverHttp.OLD_SAFARI, "*/*", null, "image/avif;q=0,image/webp",
     };
 
-    private final SizeLadder ladder = new SizeLadder(TestImages.SIZES);
+    private final SizeLadder ladder = new SizeLadder(TestImages.SIZES, TestImages.DEFAULT_SIZE);
     private final FormatChooser formats = new FormatChooser(FormatChooserTest.REGEXES);
-    private final KeyedFox keyedFox = new KeyedFox(21);
+    private final KeyedFox keyedFox = new KeyedFox(
+            java.util.stream.IntStream.range(0, ImageManifest.BUCKETS).map(b -> b % 21).toArray());
 
     /** One request's choices, as AvatarRedirectHandler makes them; returns a checksum so nothing is dead code. */
     private int choose(String query, String accept) {

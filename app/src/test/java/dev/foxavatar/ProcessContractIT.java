@@ -188,7 +188,7 @@ class ProcessContractIT {
         List<String> ours = log.lines().filter(l -> l.contains("] fox-avatar - ")).toList();
         assertEquals(1, ours.size(), log);
         assertTrue(ours.get(0).matches(stamp + "\\[INFO\\] fox-avatar - listening on http://127\\.0\\.0\\.1:" + port
-                + " with 63 images \\(3 foxes, sizes 32 48 64 96 128 192 256, formats avif webp png\\) from .*"),
+                + " with 81 images \\(3 foxes, sizes 32 48 64 96 128 192 256 384 512, formats avif webp png\\) from .*"),
                 ours.get(0));
         p.destroy();
         p.waitFor(10, TimeUnit.SECONDS);

@@ -4,19 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
 
-/** Snapping a requested size to the ladder: the smallest size at least that large, capped at the largest. */
+/**
+ * Snapping a requested size to the ladder: the smallest size at least that large, capped at the largest;
+ * no valid size gets the manifest's default (256, below the top of the ladder, 512).
+ */
 class SizeLadderTest {
-    private final SizeLadder ladder = new SizeLadder(TestImages.SIZES);
+    private final SizeLadder ladder = new SizeLadder(TestImages.SIZES, TestImages.DEFAULT_SIZE);
 
     private int snap(int requested) {
         return ladder.size(ladder.index(requested));
     }
 
     @Test
-    void every_size_from_1_to_300_snaps_up_to_the_next_rung_or_the_top() {
-        for (int n = 1; n <= 300; n++) {
+    void every_size_from_1_to_600_snaps_up_to_the_next_rung_or_the_top() {
+        for (int n = 1; n <= 600; n++) {
             int expected = n <= 32 ? 32 : n <= 48 ? 48 : n <= 64 ? 64 : n <= 96 ? 96 : n <= 128 ? 128
-                    : n <= 192 ? 192 : 256;
+                    : n <= 192 ? 192 : n <= 256 ? 256 : n <= 384 ? 384 : 512;
             assertEquals(expected, snap(n), "s=" + n);
         }
     }
@@ -24,14 +27,23 @@ class SizeLadderTest {
     @Test
     void zero_is_the_smallest_and_huge_is_the_largest() {
         assertEquals(32, snap(0));
-        assertEquals(256, snap(257));
-        assertEquals(256, snap(AvatarQuery.SATURATED));
-        assertEquals(256, snap(Integer.MAX_VALUE));
+        assertEquals(384, snap(257));
+        assertEquals(512, snap(513));
+        assertEquals(512, snap(AvatarQuery.SATURATED));
+        assertEquals(512, snap(Integer.MAX_VALUE));
     }
 
     @Test
-    void no_valid_size_gives_the_largest_the_default() {
+    void no_valid_size_gives_the_default_not_the_largest() {
         assertEquals(256, snap(AvatarQuery.NONE));
+        assertEquals(512, new SizeLadder(TestImages.SIZES).size(new SizeLadder(TestImages.SIZES).index(AvatarQuery.NONE)),
+                "without a default, the largest");
+    }
+
+    @Test
+    void a_default_off_the_ladder_is_refused() {
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new SizeLadder(TestImages.SIZES, 200));
     }
 
     @Test
