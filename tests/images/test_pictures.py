@@ -9,6 +9,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from foxavatar.imageset import read_manifest
 from PIL import Image
 
 from photos import DATE, SERIAL, XMP, camera_exif, photo, swapped_profile
@@ -156,6 +157,17 @@ def test_pictures_are_numbered_in_file_name_order_and_stop_at_their_own_size(mix
     assert {n: max(s) for n, s in sizes.items()} == {1: 256, 2: 192, 3: 64, 4: 128, 5: 96}
     for n, s in sizes.items():                      # a prefix of the ladder, never upscaled
         assert sorted(s) == LADDER[:len(s)], n
+
+
+def test_the_set_is_a_complete_manifest_v2_set_for_the_one_reader(mixed_set):
+    """tools/foxavatar/imageset.py (what Nginx's render and the tests read): every file there, the
+    default size, and the fill rule answering a larger ask with the picture's largest."""
+    _, out, _ = mixed_set
+    m = read_manifest(out)                                     # checks every listed file exists
+    assert m.foxes == [1, 2, 3, 4, 5] and m.default_size == 256 and m.legacy == []
+    assert m.largest(3) == 64
+    assert m.answer(fox=3, size=512, fmt="webp") == m.location(3, 64, "webp")
+    assert len(m.buckets) == 10000
 
 
 def test_a_wide_picture_is_cut_to_its_centred_square(mixed_set):
