@@ -39,6 +39,10 @@ source "$root/tools/venv.sh"      # pinned Pillow (tools/requirements.txt)
 tmp=$(mktemp -d "$parent/.$(basename "$out").new.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 PYTHONPATH="$here" python3 "$here/pictures.py" "$src" "$tmp" "${pad[@]}"
+# Readable by the servers whatever the umask (Nginx's workers, the containers' uid 33): the set is
+# public anyway.
+chmod -R u+rwX,go+rX,go-w "$tmp"
+[ -d "$out" ] || mkdir -m 0755 "$out"
 "$here/swap-in.sh" "$tmp" "$out"
 out=$(cd "$out" && pwd)
 echo "pictures: set in $out ($out/manifest.tsv), $(awk -v s="$started" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s in all"

@@ -10,7 +10,8 @@
 # are left alone (their mtimes too). Nothing else in OUT is touched (images/ keeps its scripts).
 set -euo pipefail
 tmp=$1 out=$2
-mkdir -p "$out/a"
+mkdir -p "$out"
+[ -d "$out/a" ] || mkdir -m 0755 "$out/a"     # served: readable whatever the umask
 old=()
 if [ -f "$out/manifest.tsv" ]; then
   mapfile -t old < <(awk -F'\t' '$1 == "legacy" { print $2 }' "$out/manifest.tsv")
