@@ -101,12 +101,15 @@ format\tavif\timage/avif\t(?:^|,)\\s*image/avif\\s*(?:;(?!\\s*q\\s*=\\s*0(?:\\.0
 format\twebp\timage/webp\t(?:^|,)\\s*image/webp\\s*(?:;(?!\\s*q\\s*=\\s*0(?:\\.0{0,3})?\\s*(?:;|,|$))[^;,]*)*(?:,|$)
 format\tpng\timage/png\t
 keyed\t3600\t128
+default\t256
 image\ta/Renard-1-64.0123456789.avif\t1\t64\tavif
 image\ta/Renard-1-64.1234567890.webp\t1\t64\twebp
 image\ta/Renard-1-64.2345678901.png\t1\t64\tpng
 image\ta/Renard-1-256.3456789012.avif\t1\t256\tavif
+image\ta/Renard-1-256.4567890123.webp\t1\t256\twebp
+image\ta/Renard-1-256.5678901234.png\t1\t256\tpng
 legacy\tRenard-1.png\t1\t256\tpng
-"""
+""" + "buckets\t" + " ".join(["1"] * 10_000) + "\n"
 
 
 def test_the_avatar_url_answer_is_checked_against_the_manifest():

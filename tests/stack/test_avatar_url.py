@@ -69,7 +69,8 @@ def test_an_unusable_key_is_no_key(stack, manifest, key):
 
 # The corpus both answerers must agree on: keyed (so the fox is fixed), every size rule, every Accept.
 CORPUS = [(f"?u={KEY}{i}&{q}", accept) for i, q in enumerate(
-    ["s=64", "size=100", "s=0", "s=9999", "s=abc", "S=32", "s=&size=48", "x=1"])
+    ["s=64", "size=100", "s=0", "s=9999", "s=abc", "S=32", "s=&size=48", "x=1", "s=300", "s=512", "s=2048",
+     "s=99999999999999999999"])
     for accept, _ in ACCEPT.values()] + [(f"?u={k}", None) for k in
     ["a", "ab", "abc", "abcd", "abcde", "A@b.c", "%41", "~!*()'", "x" * 128]]
 
