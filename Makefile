@@ -53,8 +53,15 @@ test-bench:
 bench-report:
 	bench/run.sh --render
 
+# make images                      draw the fox set into images/ (images/draw.sh)
+# make images SRC=DIR [OUT=DIR] [PAD=1]   a folder of your own pictures -> an image set in OUT
+#                                   (default images/; docs/own-pictures.md)
 images:
-	images/draw.sh
+ifeq ($(strip $(SRC)),)
+	images/draw.sh $(OUT)
+else
+	images/pictures.sh "$(SRC)" "$(or $(OUT),images)" $(if $(filter-out 0,$(PAD)),--pad)
+endif
 
 clean:
 	$(MVN) clean

@@ -27,18 +27,8 @@ python3 "$here/draw.py" "$tmp"
 optipng -quiet -o2 -strip all "$tmp"/*.png
 summary=$(python3 "$here/manifest.py" "$tmp")
 
-# New files first, then the manifest naming them, then away with the files it no longer
-# names. Unchanged files are left alone (their mtimes too).
-stale=()
-for f in "$out"/a/* "$out"/Renard-*.png; do
-  if [ -e "$f" ] && [ ! -e "$tmp/${f#"$out"/}" ]; then stale+=("$f"); fi
-done
-mkdir -p "$out/a"
-for f in "$tmp"/a/* "$tmp"/Renard-*.png "$tmp/manifest.tsv"; do
-  dest=$out/${f#"$tmp"/}
-  cmp -s "$f" "$dest" || mv -f "$f" "$dest"
-done
-rm -f "${stale[@]}"
+# Swap in: new files first, then the manifest, then away with what it no longer names.
+"$here/swap-in.sh" "$tmp" "$out"
 
 # The README's contact sheet follows the image set (only for the real set).
 if [ "$out" = "$here" ]; then

@@ -17,15 +17,24 @@
 #   AVATAR_APP_PORT        the port of the app service (its AVATAR_PORT: the same compose setting)
 #   AVATAR_TLS_NAMES       space-separated DNS names and IP addresses; the first is the subject CN
 #
-# The site file /etc/nginx/conf.d/fox-avatar.conf is rendered from nginx/fox-avatar.conf.j2 when the
-# image is built, without those values: it includes the file written below ($runtime_conf).
+#   AVATAR_IMAGES_DIR      (only named in messages) the host directory compose mounts read-only at
+#                          /srv/fox-avatar/images: the image set served (default: the repository's
+#                          images/). Not a complete set (manifest.tsv and every file it lists): a
+#                          one-line error naming AVATAR_IMAGES_DIR, exit 2.
+#
+# The site file /etc/nginx/conf.d/fox-avatar.conf (a link to $site_conf) is rendered here from
+# nginx/fox-avatar.conf.j2 and the mounted set's manifest, without the values above: it includes
+# the file written below ($runtime_conf).
 set -euo pipefail
 
 tls=/etc/nginx/tls
 cert=$tls/fullchain.pem
 key=$tls/privkey.pem
 marker=$tls/self-signed.names     # present only next to a certificate this script generated
-runtime_conf=/run/nginx/fox-avatar.runtime.conf   # the path the image build rendered in
+runtime_conf=/run/nginx/fox-avatar.runtime.conf   # the path the site file includes
+site_conf=/run/nginx/fox-avatar.conf              # /etc/nginx/conf.d/fox-avatar.conf links here
+images=/srv/fox-avatar/images
+render=/usr/local/lib/fox-avatar/nginx/render.py
 
 die() { echo "nginx-entrypoint: $*" >&2; exit 2; }
 
@@ -87,6 +96,20 @@ fi
 # (tests/compose) checks that the two agree.
 if ((https_port == 443)); then redirect=""; else redirect=":$https_port"; fi
 mkdir -p "${runtime_conf%/*}"
+
+# The site file, from the image set mounted at $images (the one the app reads too). The ports are
+# the ones this image listens on inside (nginx/Dockerfile's HTTP_PORT and HTTPS_PORT).
+read -r listen_http listen_https </usr/local/lib/fox-avatar/ports
+if ! err=$(python3 "$render" --images "$images" -o "$site_conf" \
+      avatar_nginx_build="$(nginx -V 2>&1)" \
+      avatar_server_name=localhost 'avatar_listen_addresses=["*"]' \
+      avatar_http_port="$listen_http" avatar_https_port="$listen_https" \
+      avatar_tls_certificate="$cert" avatar_tls_certificate_key="$key" \
+      avatar_images_root="$images" \
+      avatar_access_log=/dev/stdout avatar_error_log=/dev/stderr avatar_fallback_log=/dev/stderr \
+      avatar_runtime_include="$runtime_conf" 2>&1); then
+  die "AVATAR_IMAGES_DIR=${AVATAR_IMAGES_DIR:-./images}: not a complete image set (make one with \`make images SRC=DIR OUT=DIR\`): $(tail -n1 <<<"$err")"
+fi
 cat >"$runtime_conf" <<EOF
 # GENERATED at container start by nginx-entrypoint (nginx/compose/entrypoint.sh); do not edit.
 # Included by /etc/nginx/conf.d/fox-avatar.conf (http context), rendered at image build.

@@ -74,7 +74,11 @@ cases=(
   "separate app host without an address|fox_avatar_app_address|split|{}"
   "memory limit not a size|fox_avatar_app_memory_max|one|{\"fox_avatar_app_memory_max\": \"lots\"}"
   "images without a manifest|fox_avatar_app_images_src|one|{\"fox_avatar_app_images_src\": \"$WORK\"}"
+  "image set without a manifest|fox_avatar_images_src|one|{\"fox_avatar_images_src\": \"$WORK\"}"
+  "incomplete image set|fox_avatar_images_src|one|{\"fox_avatar_images_src\": \"$WORK/incomplete\"}"
 )
+# An image set whose manifest lists files that are not there (the fox set's manifest alone).
+mkdir -p "$WORK/incomplete" && cp images/manifest.tsv "$WORK/incomplete/"
 n=0
 for c in "${cases[@]}"; do
   IFS='|' read -r name var inv extra <<<"$c"

@@ -27,6 +27,9 @@
 #      previous release stays live, Nginx keeps its master PID and keeps serving; the next good
 #      run (a changed value) switches to a new release cleanly: reloaded (serves the new value),
 #      same master PID, the replaced release kept as "previous", the rejected one removed.
+#   8. a set of own pictures: `make images SRC=... OUT=...`, then fox_avatar_images_src on the
+#      scenario 3/5 host: Nginx reloaded (same PID), the set served and only it, every size and
+#      format, the fallback agrees (tests/stack/custom_set.py); then the fox set again.
 #   7. a rolling upgrade on scenario 2's hosts: a new jar rolled out while wrk loads the proxy for
 #      the whole run: every answer a 302, no socket error, no fallback answer; each app host
 #      drained, restarted and put back before the next; Nginx reloaded, never restarted; the next
@@ -395,6 +398,30 @@ check "good release: only the live and the previous release are kept (the reject
 
 wait "$h3_toggle"; cat "$WORK/h3-toggle.out"
 h3_toggle_checks
+
+# ------------------------------------------------------------------ scenario 8
+section "8. a set of own pictures (fox_avatar_images_src) on $H12, then the fox set again"
+own=$WORK/own; mkdir -p "$own" && chmod 0755 "$own"
+# three pictures made by tests/stack/custom_set.py, then `make images SRC=... OUT=$own/set`
+(cd tests && PYTHONPATH=../tools python -c "from stack.custom_set import make_custom_set; make_custom_set('$own')") \
+  >"$WORK/own.make.log" 2>&1
+check "own pictures: make images made a set" test -f "$own/set/manifest.tsv"
+pid_before=$(nginx_pid "$H12")
+playbook "$WORK/one12.yml" "$WORK/own.1.log" -e "@$WORK/files-vars.yml" -e '{"fox_avatar_nginx_images_max_age": 3600}' \
+  -e "fox_avatar_images_src=$own/set"
+show_log "converge with fox_avatar_images_src" "$WORK/own.1.log"
+check "own pictures: converge succeeds" ran_clean "$WORK/own.1.log"
+check "own pictures: Nginx was reloaded, not restarted (same master PID $pid_before)" \
+  test "$(nginx_pid "$H12")" = "$pid_before"
+check "own pictures: the host serves the set and only it, every size and format; the fallback agrees" \
+  env AVATAR_HOST="$SITE_NAME" AVATAR_ADDR="${IP[$H12]}" AVATAR_CA="$certs/ca.pem" \
+    AVATAR_IMAGES_DIR="$own/set" AVATAR_APP_STOP="docker exec $H12 systemctl stop fox-avatar" \
+    AVATAR_APP_START="docker exec $H12 systemctl start fox-avatar" \
+    sh -c 'cd tests && PYTHONPATH=../tools python -m stack.custom_set' 
+playbook "$WORK/one12.yml" "$WORK/own.2.log" -e "@$WORK/files-vars.yml" -e '{"fox_avatar_nginx_images_max_age": 3600}'
+check "own pictures: back to the fox set (converge succeeds)" ran_clean "$WORK/own.2.log"
+img=$(https_code /Renard-1.png)
+check "own pictures: the fox set is served again (/Renard-1.png -> 200, got $img)" test "$img" = 200
 
 section "6. ACME (tests/ansible/acme.sh)"
 check "ACME scenario passes (tests/ansible/acme.sh: Pebble, http-01, renewal)" \

@@ -141,16 +141,32 @@ def recreate(*services, env_file=None, **settings):
     compose("up", "-d", "--wait", "--no-build", "--force-recreate", *services, env=env)
 
 
-def test_both_images_ship_exactly_the_image_set_byte_for_byte():
+def digests(run, directory, names):
+    """{name: sha256} of names under directory, by `run` (a command prefix: compose exec or docker run)."""
+    out = subprocess.run([*run, "bash", "-c", f'cd {directory} && sha256sum -- "$@"', "sha256sum", *names],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return {name: digest for digest, name in (line.split(None, 1) for line in out.splitlines())}
+
+
+def test_both_services_serve_exactly_the_image_set_byte_for_byte_and_both_images_bake_it():
+    """Compose mounts AVATAR_IMAGES_DIR (default: images/) read-only into both services: they read
+    the set's manifest and files from there. Each image still bakes the fox set in (a plain
+    `docker run` serves it): exactly the manifest and its files."""
     want = {}
     for name in IMAGE_SET:
         with open(os.path.join(ROOT, "images", name), "rb") as f:
             want[name] = hashlib.sha256(f.read()).hexdigest()
     for service, directory in (("app", "/opt/avatar/images"), ("nginx", "/srv/fox-avatar/images")):
-        out = compose("exec", "-T", service, "bash", "-c",
-                      f"cd {directory} && find . -type f -printf '%P\\0' | xargs -0 sha256sum --").stdout
-        shipped = {name: digest for digest, name in (line.split(None, 1) for line in out.splitlines())}
-        assert shipped == want, f"{service}: {directory} is not the image set of images/"
+        (container,) = containers(service)
+        mounts = {m["Destination"]: m for m in inspect(container)["Mounts"]}
+        assert mounts[directory]["Source"] == os.path.join(ROOT, "images") and not mounts[directory]["RW"], mounts
+        assert digests(["docker", "compose", "exec", "-T", service], directory, IMAGE_SET) == want, service
+        image = inspect(container)["Config"]["Image"]
+        baked = subprocess.run(["docker", "run", "--rm", "--entrypoint", "bash", image, "-c",
+                                f"cd {directory} && find . -type f -printf '%P\\0' | xargs -0 sha256sum --"],
+                               capture_output=True, text=True, check=True).stdout
+        assert {n: d for d, n in (line.split(None, 1) for line in baked.splitlines())} == want, \
+            f"{image}: {directory} is not the image set of images/"
 
 
 def test_nginx_image_site_file_is_rendered_and_its_config_is_clean():

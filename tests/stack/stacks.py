@@ -124,9 +124,9 @@ class LoopbackStack(loopback.LoopbackStack, Stack):
     """The stack of tools/foxavatar/loopback.py (shared with the benchmark); a missing prerequisite
     skips (under CI=true: fails, tests/conftest.py)."""
 
-    def __init__(self):
+    def __init__(self, images_dir=REPO / "images"):
         try:
-            super().__init__()
+            super().__init__(images_dir)
         except loopback.Unavailable as e:
             pytest.skip(str(e))
         # What the template decided for this Nginx (nginx -V), read from what it rendered.

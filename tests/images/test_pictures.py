@@ -1,0 +1,348 @@
+"""`make images SRC=DIR OUT=DIR`: a folder of someone's pictures becomes a complete image set.
+Every picture is made here (tests/images/photos.py); the command runs for real (images/pictures.sh)."""
+import io
+import os
+import resource
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+from foxavatar.imageset import read_manifest
+from PIL import Image
+
+from photos import DATE, SERIAL, XMP, camera_exif, photo, swapped_profile
+
+ROOT = Path(__file__).resolve().parents[2]
+LADDER = [32, 48, 64, 96, 128, 192, 256, 384, 512]
+FORMATS = ["avif", "webp", "png"]
+PILLOW_FORMAT = {"avif": "AVIF", "webp": "WEBP", "png": "PNG"}
+
+
+def make_images(src, out, *extra, check=True, **kw):
+    """`make images SRC=src OUT=out`; the CompletedProcess (text)."""
+    r = subprocess.run(["make", "-s", "-C", str(ROOT), "images", f"SRC={src}", f"OUT={out}", *extra],
+                       capture_output=True, text=True, **kw)
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+def images_of(out):
+    """{(picture, size, format): path} from out/manifest.tsv's image records."""
+    found = {}
+    for line in (out / "manifest.tsv").read_text().splitlines():
+        cols = line.split("\t")
+        if cols[0] == "image":
+            found[int(cols[2]), int(cols[3]), cols[4]] = out / cols[1]
+    return found
+
+
+def records(out, kind):
+    return [line.split("\t")[1:] for line in (out / "manifest.tsv").read_text().splitlines()
+            if line.split("\t")[0] == kind]
+
+
+def opened(path):
+    with Image.open(path) as im:
+        im.load()
+        return im
+
+
+def tree(directory):
+    """Every file under directory with its bytes and mtime (what "untouched" means)."""
+    if not directory.exists():
+        return None
+    return {str(p.relative_to(directory)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def near(pixel, want, tolerance=40):
+    return all(abs(a - b) <= tolerance for a, b in zip(pixel, want))
+
+
+# ------------------------------------------------------------------ a camera photo
+@pytest.fixture(scope="module")
+def camera_set(tmp_path_factory):
+    """One camera JPEG, 1200x600 as stored, shown 600x1200 (EXIF orientation 6: turn 90 degrees
+    clockwise), with GPS, serial, dates, XMP and an ICC profile that swaps red and green: stored
+    left half (255, 0, 0) is green in sRGB, stored right half (0, 0, 255) stays blue."""
+    src = tmp_path_factory.mktemp("camera")
+    im = Image.new("RGB", (1200, 600), (0, 0, 255))
+    im.paste((255, 0, 0), (0, 0, 600, 600))
+    im.save(src / "holiday.jpg", quality=95, exif=camera_exif(orientation=6),
+            icc_profile=swapped_profile(), xmp=XMP, comment=b"taken at home")
+    with Image.open(src / "holiday.jpg") as check:     # the input really carries it all
+        assert check.getexif()[0x0112] == 6 and "icc_profile" in check.info and "xmp" in check.info
+    out = tmp_path_factory.mktemp("camera-out") / "set"
+    run = make_images(src, out)
+    return out, run
+
+
+def test_a_camera_photo_gets_every_size_and_format_it_has_pixels_for(camera_set):
+    out, _ = camera_set
+    # shown 600x1200: a 600 px square, so every rung up to 512
+    assert list(images_of(out)) == [(1, s, f) for s in LADDER for f in FORMATS]   # manifest order
+    for (_, size, fmt), path in images_of(out).items():
+        im = opened(path)
+        assert (im.format, im.size) == (PILLOW_FORMAT[fmt], (size, size)), path.name
+
+
+def test_the_photo_is_turned_as_its_exif_orientation_says_and_converted_to_srgb(camera_set):
+    out, _ = camera_set
+    for (_, size, fmt), path in images_of(out).items():
+        im = opened(path).convert("RGB")
+        top, bottom = im.getpixel((size // 2, size // 8)), im.getpixel((size // 2, size * 7 // 8))
+        # stored left half -> shown top half (turned), red in the photo's profile -> sRGB green
+        assert near(top, (0, 255, 0)), (path.name, top)
+        assert near(bottom, (0, 0, 255)), (path.name, bottom)
+
+
+def test_no_metadata_of_the_camera_reaches_a_served_file(camera_set):
+    out, _ = camera_set
+    for path in images_of(out).values():
+        data = path.read_bytes()
+        for secret in (SERIAL.encode(), DATE.encode(), b"FoxCam", b"taken at home", b"Exif\0",
+                       b"http://ns.adobe.com", b"xmpmeta", b"acsp", b"swapped red"):
+            assert secret not in data, (path.name, secret)
+        # PNG text/time/EXIF/ICC chunks, WebP EXIF/ICC/XMP chunks, AVIF Exif/XMP items, ICC colr
+        for chunk in (b"eXIf", b"iCCP", b"tEXt", b"iTXt", b"zTXt", b"tIME", b"EXIF", b"ICCP", b"XMP ", b"prof"):
+            assert chunk not in data, (path.name, chunk)
+        im = opened(path)
+        assert not ({"exif", "icc_profile", "xmp", "XML:com.adobe.xmp", "comment", "dpi"} & set(im.info)), \
+            (path.name, im.info.keys())
+        assert len(im.getexif()) == 0, path.name
+
+
+def test_the_command_says_what_it_made_and_how_long_it_took(camera_set):
+    out, run = camera_set
+    assert "pictures: 1 from" in run.stdout
+    assert "27 files" in run.stdout and "avif " in run.stdout and "webp " in run.stdout and "png " in run.stdout
+    assert " s in all" in run.stdout and str(out) in run.stdout
+
+
+def test_a_custom_set_has_no_legacy_names_and_uses_its_own_prefix(camera_set):
+    out, _ = camera_set
+    assert records(out, "legacy") == []
+    assert all(p.name.startswith("avatar-1-") for p in images_of(out).values())
+    assert sorted(p.name for p in out.iterdir()) == ["a", "manifest.tsv"]
+
+
+# ------------------------------------------------------------------ shapes, sizes, alpha, order
+@pytest.fixture(scope="module")
+def mixed_set(tmp_path_factory):
+    """Five pictures in name order: a wide photo, a transparent PNG, a small one, an animated GIF,
+    a greyscale WebP."""
+    src = tmp_path_factory.mktemp("mixed")
+    wide = Image.new("RGB", (900, 300), (255, 0, 0))
+    wide.paste((0, 200, 0), (300, 0, 600, 300))                 # the centre third: what the crop keeps
+    wide.save(src / "01-wide.png")
+    cut = Image.new("RGBA", (200, 200), (0, 0, 0, 0))
+    cut.paste((255, 160, 0, 255), (50, 50, 150, 150))
+    cut.save(src / "02-cutout.png")
+    photo(70, 90, 3).save(src / "03-small.jpg", quality=90)
+    frames = [Image.new("RGB", (128, 128), c) for c in ((0, 0, 255), (255, 255, 0))]
+    frames[0].save(src / "04-animated.gif", save_all=True, append_images=frames[1:], duration=100, loop=0)
+    Image.new("L", (100, 100), 128).save(src / "05-grey.webp", lossless=True)
+    out = tmp_path_factory.mktemp("mixed-out") / "set"
+    return src, out, make_images(src, out)
+
+
+def test_pictures_are_numbered_in_file_name_order_and_stop_at_their_own_size(mixed_set):
+    _, out, _ = mixed_set
+    sizes = {}
+    for n, size, _ in images_of(out):
+        sizes.setdefault(n, set()).add(size)
+    assert {n: max(s) for n, s in sizes.items()} == {1: 256, 2: 192, 3: 64, 4: 128, 5: 96}
+    for n, s in sizes.items():                      # a prefix of the ladder, never upscaled
+        assert sorted(s) == LADDER[:len(s)], n
+
+
+def test_the_set_is_a_complete_manifest_v2_set_for_the_one_reader(mixed_set):
+    """tools/foxavatar/imageset.py (what Nginx's render and the tests read): every file there, the
+    default size, and the fill rule answering a larger ask with the picture's largest."""
+    _, out, _ = mixed_set
+    m = read_manifest(out)                                     # checks every listed file exists
+    assert m.foxes == [1, 2, 3, 4, 5] and m.default_size == 256 and m.legacy == []
+    assert m.largest(3) == 64
+    assert m.answer(fox=3, size=512, fmt="webp") == m.location(3, 64, "webp")
+    assert len(m.buckets) == 10000
+
+
+def test_a_wide_picture_is_cut_to_its_centred_square(mixed_set):
+    _, out, run = mixed_set
+    im = opened(images_of(out)[1, 256, "png"]).convert("RGB")
+    assert near(im.getpixel((2, 128)), (0, 200, 0)) and near(im.getpixel((253, 128)), (0, 200, 0))
+
+
+def test_transparency_is_kept_in_every_format(mixed_set):
+    _, out, _ = mixed_set
+    for fmt in FORMATS:
+        im = opened(images_of(out)[2, 192, fmt])
+        assert im.mode == "RGBA", fmt
+        assert im.getpixel((5, 5))[3] < 10, fmt                 # transparent corner
+        assert im.getpixel((96, 96))[3] > 245, fmt              # opaque centre
+        assert near(im.getpixel((96, 96))[:3], (255, 160, 0)), fmt
+
+
+def test_opaque_pictures_carry_no_alpha_channel(mixed_set):
+    _, out, _ = mixed_set
+    assert opened(images_of(out)[1, 64, "png"]).mode == "RGB"
+
+
+def test_an_animated_picture_gives_its_first_frame_and_the_command_says_so(mixed_set):
+    _, out, run = mixed_set
+    assert near(opened(images_of(out)[4, 128, "png"]).convert("RGB").getpixel((64, 64)), (0, 0, 255))
+    assert "animated, first frame used: 04-animated.gif" in run.stdout
+
+
+def test_greyscale_becomes_rgb(mixed_set):
+    _, out, _ = mixed_set
+    im = opened(images_of(out)[5, 96, "png"])
+    assert im.mode == "RGB" and near(im.getpixel((5, 5)), (128, 128, 128), 3)
+
+
+def test_the_same_pictures_give_byte_identical_sets(mixed_set, tmp_path):
+    src, out, _ = mixed_set
+    again = tmp_path / "again"
+    make_images(src, again)
+    assert {k: v[0] for k, v in tree(again).items()} == {k: v[0] for k, v in tree(out).items()}
+
+
+def test_keys_hang_on_the_file_names_without_extension(mixed_set):
+    _, out, _ = mixed_set
+    # manifest.py's buckets come from the stable ids; the set's own record of them is the table:
+    # every picture owns some buckets
+    (table,) = records(out, "buckets")
+    owners = set(table[0].split())
+    assert owners == {"1", "2", "3", "4", "5"}
+
+
+def test_padding_keeps_the_whole_picture_on_a_transparent_square(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    wide = Image.new("RGB", (900, 300), (255, 0, 0))
+    wide.save(src / "wide.png")
+    out = tmp_path / "out"
+    make_images(src, out, "PAD=1")
+    im = opened(images_of(out)[1, 512, "png"])
+    assert im.mode == "RGBA"
+    assert im.getpixel((256, 10))[3] == 0                         # above the picture: transparent
+    assert near(im.getpixel((2, 256)), (255, 0, 0, 255))         # its left edge is kept
+
+
+def test_a_new_set_replaces_the_old_one_in_out_and_leaves_nothing_stale(mixed_set, camera_set, tmp_path):
+    src, _, _ = mixed_set
+    camera_out, _ = camera_set
+    out = tmp_path / "out"
+    subprocess.run(["cp", "-a", str(camera_out), str(out)], check=True)
+    (out / "keep-me.txt").write_text("not the set's")
+    make_images(src, out)
+    listed = {str(p.relative_to(out)) for p in images_of(out).values()}
+    on_disk = {f"a/{p.name}" for p in (out / "a").iterdir()}
+    assert on_disk == listed
+    assert (out / "keep-me.txt").read_text() == "not the set's"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "scratch left behind"
+
+
+# ------------------------------------------------------------------ refusals
+def bomb_png(path, side=30000):
+    """A 1-bit PNG that decodes to side x side pixels (900 MP: 2.7 GB as RGB) in ~100 KB."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    z = zlib.compressobj(9)
+    row = b"\0" * (1 + side // 8)
+    idat = b"".join(z.compress(row) for _ in range(side)) + z.flush()
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0))
+                     + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+    assert path.stat().st_size < 300_000
+
+
+def corrupt_jpeg(path):
+    data = io.BytesIO()
+    photo(400, 300, 7).save(data, "JPEG")
+    path.write_bytes(data.getvalue()[:len(data.getvalue()) // 3])
+
+
+BAD = {
+    "corrupt.jpg": (corrupt_jpeg, "corrupt or truncated"),
+    "notes.jpg": (lambda p: p.write_text("not a picture, a shopping list\n"), "not a picture"),
+    "empty.png": (lambda p: p.write_bytes(b""), "empty file"),
+    "bomb.png": (bomb_png, "megapixels"),
+    "tiny.png": (lambda p: Image.new("RGB", (63, 200)).save(p), "too small"),
+}
+
+
+@pytest.fixture
+def previous_set(tmp_path):
+    """OUT holding a set already (one good picture), as a deployment would."""
+    src = tmp_path / "good"
+    src.mkdir()
+    photo(300, 300, 1).save(src / "good.jpg")
+    out = tmp_path / "out"
+    make_images(src, out)
+    return src, out
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_a_bad_picture_is_refused_in_one_line_and_out_stays_as_it_was(name, previous_set, tmp_path):
+    src, out = previous_set
+    make, reason = BAD[name]
+    make(src / name)
+    before = tree(out)
+    r = make_images(src, out, check=False)
+    assert r.returncode != 0
+    lines = [line for line in r.stderr.splitlines() if line.startswith("pictures:")]
+    assert len(lines) == 1, r.stderr
+    assert str(src / name) in lines[0] and reason in lines[0], lines[0]
+    assert "good.jpg" not in r.stderr
+    assert tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good", "out"], "scratch left behind"
+
+
+def test_every_bad_picture_gets_its_line(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, (make, _) in BAD.items():
+        make(src / name)
+    r = make_images(src, tmp_path / "out", check=False)
+    assert r.returncode != 0
+    lines = [line for line in r.stderr.splitlines() if line.startswith("pictures:")]
+    assert sorted(line.split(": ")[1] for line in lines) == sorted(str(src / n) for n in BAD), r.stderr
+    assert not (tmp_path / "out").exists(), "a refused run must not even create OUT"
+
+
+def test_an_empty_folder_is_refused(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / ".DS_Store").write_bytes(b"\0")     # hidden files are not pictures
+    r = make_images(tmp_path / "src", tmp_path / "out", check=False)
+    assert r.returncode != 0 and "empty folder" in r.stderr and str(tmp_path / "src") in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_two_files_with_one_name_are_refused(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    photo(100, 100, 1).save(src / "me.jpg")
+    photo(100, 100, 2).save(src / "me.png")
+    r = make_images(src, tmp_path / "out", check=False)
+    assert r.returncode != 0 and "me.png" in r.stderr and "rename" in r.stderr
+
+
+def test_a_bomb_is_refused_without_the_memory_it_asks_for(tmp_path):
+    """Under a 1 GB address-space limit (the bomb needs 2.7 GB as RGB, 112 MB even as 1-bit):
+    refused for its size, not by running out of memory."""
+    src = tmp_path / "src"
+    src.mkdir()
+    bomb_png(src / "bomb.png")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    env = dict(os.environ, PATH=f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}", PYTHONPATH=str(ROOT / "images"))
+    r = subprocess.run(["python3", str(ROOT / "images" / "pictures.py"), str(src), str(tmp_path / "scratch")],
+                       capture_output=True, text=True, preexec_fn=limit, env=env)
+    assert r.returncode == 1
+    assert r.stderr.strip() == f"pictures: {src / 'bomb.png'}: 30000x30000 is 900 megapixels, more than 100 (a decompression bomb?)" \
+        or "decodes to more than 100 megapixels" in r.stderr, r.stderr
+    assert "memory" not in r.stderr

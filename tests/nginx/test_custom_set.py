@@ -1,0 +1,75 @@
+"""Loopback: a set made from someone's own pictures by `make images SRC=... OUT=...`, served by
+the real jar and a real Nginx (the loopback stack given that directory): `/` answers only its
+pictures, every size and format is served, the fill rule holds, the fallback agrees; and a real
+browser shows a page of its avatars.
+
+FOX_AVATAR_SCREENSHOT_CUSTOM=PATH saves that page as PNG (docs/own-pictures.png is made so:
+FOX_AVATAR_SCREENSHOT_CUSTOM=$PWD/docs/own-pictures.png CI=true tests/nginx/run.sh -k custom_set)."""
+import functools
+import http.server
+import os
+import shutil
+import tempfile
+import threading
+
+import pytest
+
+from stack.custom_set import assert_serves_the_custom_set, make_custom_set
+from stack.stacks import LoopbackStack, free_ports
+from test_browser import _QuietHandler, browser, wait_for_images  # noqa: F401 (fixture)
+
+PEOPLE = ["Ada", "Alan", "Linus", "Margaret", "Ken", "Barbara", "Grace", "Dennis"]
+
+
+@pytest.fixture(scope="module")
+def stack():
+    """This module's stack (the browser fixture's too): the loopback stack serving a custom set."""
+    own = tempfile.mkdtemp(prefix="fox-avatar-own-set.", dir="/var/tmp")   # readable by Nginx's workers
+    os.chmod(own, 0o755)
+    try:
+        s = LoopbackStack(images_dir=make_custom_set(own))
+        try:
+            yield s
+        finally:
+            s.close()
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
+
+
+def test_loopback_serves_a_set_of_own_pictures_and_only_it(stack):
+    assert_serves_the_custom_set(stack)
+
+
+@pytest.fixture(scope="module")
+def page_url(stack, tmp_path_factory):
+    root = tmp_path_factory.mktemp("own-page")
+    cells = "\n".join(
+        f'<figure><img id="a{i}" alt="{n}" width="64" height="64" '
+        f'src="{stack.https_origin()}/?s=64&u={n.lower()}%40example.org" '
+        f'srcset="{stack.https_origin()}/?s=128&u={n.lower()}%40example.org 2x"><figcaption>{n}</figcaption></figure>'
+        for i, n in enumerate(PEOPLE))
+    (root / "team.html").write_text(
+        "<!doctype html>\n<html><head><title>team</title><style>"
+        "body{margin:0;padding:16px;font:14px/1.3 sans-serif;background:#fafafa;width:608px}"
+        "main{display:grid;grid-template-columns:repeat(8,64px);gap:12px}figure{margin:0;text-align:center}"
+        "img{border-radius:50%;display:block}</style></head><body><p>Our own pictures, one per key "
+        "(make images SRC=pictures OUT=set):</p><main>\n" + cells + "\n</main></body></html>\n")
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_ports(1)[0]), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/team.html"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_browser_shows_a_page_of_the_sets_avatars(stack, browser, page_url):
+    browser.get(page_url)
+    wait_for_images(browser)
+    for i, name in enumerate(PEOPLE):
+        img = browser.find_element("id", f"a{i}")
+        w, h, ok, src = browser.execute_script(
+            "const i = arguments[0]; return [i.naturalWidth, i.naturalHeight, i.complete && i.naturalWidth > 0,"
+            " i.currentSrc]", img)
+        assert ok and (w, h) in ((64, 64), (128, 128)), f"{name}: {w}x{h} from {src}"
+    if os.environ.get("FOX_AVATAR_SCREENSHOT_CUSTOM"):
+        browser.find_element("tag name", "body").screenshot(os.environ["FOX_AVATAR_SCREENSHOT_CUSTOM"])

@@ -1,0 +1,97 @@
+"""A set of someone's own pictures, made by the real command (`make images SRC=... OUT=...`), and
+what any stack serving it must answer: only its pictures, every size and format, the fill rule for
+pictures that stop below the top of the ladder, and a fallback that agrees with the sidecar.
+
+    out = make_custom_set(tmp_dir)        # three pictures: 600 px (up to 512), 200 px (transparent, up to 192), 300 px (up to 256)
+    assert_serves_the_custom_set(stack)   # stack.images_dir is that set
+"""
+import subprocess
+import time
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+from foxavatar.imageset import read_manifest
+from stack.client import get
+from stack.images import assert_served_image, redirect_entry, redirect_target
+
+REPO = Path(__file__).resolve().parents[2]
+ACCEPTS = {"avif": "image/avif,image/webp,*/*", "webp": "image/webp,*/*", "png": "*/*"}
+
+
+def make_custom_set(directory):
+    """directory/pictures (three pictures) -> directory/set by `make images`; returns the set.
+    directory and its parents must be readable by the Nginx workers (not pytest's 0700 tmp)."""
+    src, out = Path(directory) / "pictures", Path(directory) / "set"
+    src.mkdir(parents=True, exist_ok=True)
+    a = Image.linear_gradient("L").resize((800, 600)).convert("RGB")
+    ImageDraw.Draw(a).ellipse((200, 100, 600, 500), fill=(200, 90, 30))
+    a.save(src / "alice.jpg", quality=90)
+    b = Image.new("RGBA", (200, 200), (0, 0, 0, 0))
+    ImageDraw.Draw(b).ellipse((20, 20, 180, 180), fill=(40, 120, 220, 255))
+    b.save(src / "bob.png")
+    c = Image.radial_gradient("L").resize((300, 300)).convert("RGB")
+    ImageDraw.Draw(c).rectangle((100, 100, 200, 200), fill=(30, 160, 60))
+    c.save(src / "carol.webp", quality=90)
+    done = subprocess.run(["make", "-s", "-C", str(REPO), "images", f"SRC={src}", f"OUT={out}"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def assert_serves_the_custom_set(stack, check_fallback=True):
+    m = read_manifest(stack.images_dir)
+    assert m.legacy == [] and all(e.path.startswith("a/avatar-") for e in m.images), "not a custom set"
+    # every size and format of every picture is served, byte for byte
+    for e in m.images:
+        assert_served_image(stack, m, e.path, get(stack, "/" + e.path))
+    # `/` answers only this set's pictures (random pick: every picture shows up), at the default
+    # size or the picture's own largest below it
+    seen = set()
+    for i in range(60):
+        e = redirect_entry(stack, m, get(stack, f"/?n={i}"))
+        assert e.size == min(m.default_size, m.largest(e.fox)), e
+        seen.add(e.fox)
+    assert seen == set(m.foxes), f"60 unkeyed asks gave only pictures {sorted(seen)}"
+    # keyed asks at every size, in every format: the fill rule, the format asked for
+    corpus = [(f"/?u=user-{k}&s={size}", fmt) for k in range(12) for size in m.sizes + [1000]
+              for fmt in ACCEPTS]
+    sidecar = {}
+    for query, fmt in corpus:
+        r = get(stack, query, headers={"Accept": ACCEPTS[fmt]})
+        assert r.status == 302 and b"<html>" not in r.body, (query, r.status)
+        e = redirect_entry(stack, m, r)
+        size = int(query.rsplit("=", 1)[1])
+        assert (e.size, e.fmt) == (min(min(s for s in m.sizes if s >= size) if size <= m.sizes[-1]
+                                       else m.sizes[-1], m.largest(e.fox)), fmt), (query, e)
+        sidecar[query, fmt] = redirect_target(stack, r)
+    assert len({sidecar[q, f].split("-")[1] for q, f in sidecar}) > 1, "every key got one picture"
+    if not check_fallback:
+        return
+    # the Nginx fallback (sidecar stopped) gives the sidecar's answers
+    stack.stop_app()
+    try:
+        for query, fmt in corpus:
+            r = get(stack, query, headers={"Accept": ACCEPTS[fmt]})
+            assert r.status == 302 and b"<html>" in r.body, "a 302 while the sidecar is stopped must be Nginx's"
+            assert redirect_target(stack, r) == sidecar[query, fmt], (query, fmt)
+    finally:
+        stack.start_app()
+    deadline = time.monotonic() + 60
+    while b"<html>" in get(stack, "/?while=started").body:
+        assert time.monotonic() < deadline, "the sidecar did not take over again within 60 s"
+        time.sleep(0.5)
+
+
+def main():
+    """`python -m stack.custom_set` (cwd tests/, tools/ on PYTHONPATH): the checks above against the
+    external stack the AVATAR_* variables describe (tests/stack/stacks.py), AVATAR_IMAGES_DIR the set.
+    For a deployment that is not run by pytest (tests/ansible/run.sh)."""
+    import os
+    from stack.stacks import ExternalStack
+    assert_serves_the_custom_set(ExternalStack(os.environ))
+    print("custom set: served, only its pictures, every size and format, fallback agrees")
+
+
+if __name__ == "__main__":
+    main()
