@@ -8,8 +8,13 @@ from urllib.parse import parse_qsl, urlsplit
 from stack.client import get
 from stack.images import assert_served_image, redirect_entry
 
-# What server-side fetchers send: Discourse's and Grafana's downloads (Ruby, Go), curl.
-SERVER_ACCEPT = {"ruby": "*/*", "go-http": None, "jpeg-first": "image/jpeg,image/png;q=0.9,*/*;q=0.8"}
+# What server-side fetchers send: Discourse's download (Ruby: */*), Grafana's avatar proxy (its own
+# JPEG-first list), a Go client with no Accept.
+SERVER_ACCEPT = {
+    "ruby": "*/*",
+    "grafana": "text/html,application/xhtml+xml,application/xml;q=0.9,image/jpeg,image/png,*/*;q=0.8",
+    "go-http": None,
+}
 
 
 def md5(email):

@@ -21,8 +21,10 @@ TEMPLATES = [
     ("discourse-download", "/avatar/{md5}.png?s={size}&d=404&reset_cache=Vx2kQ_8", [360], "ruby"),
     ("redmine", "/avatar/{md5}?rating=PG&size={size}&default=mm", [24, 48, 50, 100], "browser"),
     ("sonarqube", "/avatar/{md5}.jpg?s={size}&d=identicon", [24, 48, 100, 200], "browser"),
-    ("grafana-proxy", "/avatar/{sha256}?d=retro&size={size}&r=pg", [200], "go-http"),
-    ("grafana-jpeg-first", "/avatar/{sha256}?d=retro&size={size}&r=pg", [200], "jpeg-first"),
+    ("grafana-proxy", "/avatar/{md5}?d=retro&size={size}&r=pg", [200], "grafana"),
+    ("grafana-proxy-sha256", "/avatar/{sha256}?d=retro&size={size}&r=pg", [200], "grafana"),
+    ("grafana-proxy-custom-check", "/avatar/{md5}?d=404", [80], "grafana"),
+    ("go-client-no-accept", "/avatar/{sha256}?size={size}", [200], "go-http"),
     ("wordpress", "/avatar/{sha256}?s={size}&d=mm&r=g", [26, 52, 64, 96, 192], "browser"),
 ]
 
