@@ -70,18 +70,23 @@ class GravatarUrlTest extends ServerOverHttp {
 
     @Test
     void a_picture_whose_ladder_stops_lower_answers_its_largest_as_for_u() throws Exception {
-        int[] tops = new int[2 * FOXES];
-        for (int f = 0; f < FOXES; f++) {
-            tops[2 * f] = f + 1;
-            tops[2 * f + 1] = 192;
+        int[] tops = new int[2 * (FOXES - 1)];   // every fox but the first stops at 192 px
+        for (int f = 2; f <= FOXES; f++) {
+            tops[2 * (f - 2)] = f;
+            tops[2 * (f - 2) + 1] = 192;
         }
         TestImages.create(dir, FOXES, tops);
         URI base = startOnExistingImages("");
-        for (String size : new String[] {"193", "2048"}) {
-            HttpResponse<String> r = get(base, "/avatar/" + MD5 + "?s=" + size, CHROMIUM);
-            assertEquals("192", location(r).group(2), size);
-            assertEquals(header(get(base, "/?u=" + MD5 + "&s=" + size, CHROMIUM), "Location"), header(r, "Location"));
+        Set<String> sizes = new HashSet<>();
+        for (int i = 0; i < 20; i++) {
+            String hash = String.format("%032x", i * 104729L + 0x5eedL);
+            HttpResponse<String> r = get(base, "/avatar/" + hash + "?s=2048", CHROMIUM);
+            Matcher m = location(r);
+            assertEquals(m.group(1).equals("1") ? "512" : "192", m.group(2), hash);
+            assertEquals(header(get(base, "/?u=" + hash + "&s=2048", CHROMIUM), "Location"), header(r, "Location"));
+            sizes.add(m.group(2));
         }
+        assertTrue(sizes.contains("192"), "the fill rule was exercised: " + sizes);
     }
 
     @Test
