@@ -34,6 +34,13 @@ def expected_format(manifest, accept=CHROMIUM_ACCEPT):
     return manifest.formats[-1].ext
 
 
+def expected_size(manifest, path):
+    """The ladder size a benchmarked avatar path must get: its s= snapped up to the ladder (the top above)."""
+    m = re.search(r"[?&]s=(\d+)", path)
+    asked = int(m.group(1)) if m else AVATAR_SIZE
+    return next((s for s in manifest.sizes if s >= asked), manifest.sizes[-1])
+
+
 def location_problem(manifest, location, size=AVATAR_SIZE, accept=CHROMIUM_ACCEPT):
     """None when location (a URL or a path) is the manifest's image of that size in the format accept
     gets; else what is wrong with it."""
@@ -42,8 +49,8 @@ def location_problem(manifest, location, size=AVATAR_SIZE, accept=CHROMIUM_ACCEP
     if e is None:
         return f"Location {location!r} is not a file of the manifest"
     if e.kind != "image" or (e.size, e.fmt) != (size, want):
-        return (f"Location {path} is a {e.size} px {e.fmt} ({e.kind}), not the {size} px {want} of issue 11 "
-                f"(a jar from before it?)")
+        return (f"Location {path} is a {e.size} px {e.fmt} ({e.kind}), not the {size} px {want} it asks for "
+                f"(a jar from before issue 11 or 20?)")
     return None
 
 

@@ -43,7 +43,8 @@ def throughput(cands):
                 st = t.status()
                 if st != 302:
                     raise RuntimeError(f"{t.label}: GET {t.path} answered {st}, not 302\n{c.logs()}")
-                t.problem = avatar.location_problem(c.ws.manifest, t.location) if t.path != "/" else None
+                t.problem = (avatar.location_problem(c.ws.manifest, t.location, avatar.expected_size(c.ws.manifest, t.path))
+                             if t.path != "/" else None)
                 if t.problem:
                     log(f"WARNING: {t.label}: {t.problem}")
             log(f"started {c.key}: pids {c.pids()}")

@@ -12,7 +12,7 @@ from foxavatar import loopback
 from .load import Target
 from .machine import php_fpm_bin
 from .processes import cpu_seconds, die, free_port, pin_tree, spawn, stop, tree, wait_302
-from .settings import AVATAR_PATH, BENCH, CHROMIUM_ACCEPT, HOST, JAR, JVM_OPTIONS, TLS_NAME
+from .settings import AVATAR_PATH, BENCH, GRAVATAR_PATH, CHROMIUM_ACCEPT, HOST, JAR, JVM_OPTIONS, TLS_NAME
 
 
 class Candidate:
@@ -67,9 +67,10 @@ def java_cmd(images, flags, port, io_threads=None):
 
 class Sidecar(Candidate):
     """Candidate 1: the jar with app/jvm.options (or, for TUNE=1, other flags), plain HTTP. Three targets
-    in `make bench`, on the same server in the same rounds: the plain `/` (no header), `/` with Chromium's
+    (four with issue 20's) in `make bench`, on the same server in the same rounds: the plain `/` (no header), `/` with Chromium's
     image Accept, and issue 11's avatar URL `/?s=64&u=KEY` with the same Accept. The last two differ only
-    by the query, so their ratio is the cost of parsing it and hashing the key (not of a bigger request)."""
+    by the query, so their ratio is the cost of parsing it and hashing the key (not of a bigger request).
+    A fourth (issue 20): the Gravatar URL `/avatar/MD5?s=80` with the same Accept."""
     key, name = "sidecar", "Sidecar direct (Undertow, app/jvm.options)"
 
     def __init__(self, ws, flags=None, env=None, io_threads=None, key=None, name=None, avatar_url=True):
@@ -82,7 +83,7 @@ class Sidecar(Candidate):
         self.targets = [Target(self, "HTTP/1.1", f"http://{HOST}:{self.port}/")]
         if avatar_url:
             self.targets += [Target(self, "HTTP/1.1", f"http://{HOST}:{self.port}/", path=path,
-                                    headers={"Accept": CHROMIUM_ACCEPT}) for path in ("/", AVATAR_PATH)]
+                                    headers={"Accept": CHROMIUM_ACCEPT}) for path in ("/", AVATAR_PATH, GRAVATAR_PATH)]
 
     def start_procs(self):
         env = dict(os.environ, **(self.env or {}))

@@ -1,14 +1,18 @@
 """Which row of the raw results is which: a candidate's target in one protocol and, for the sidecar, one
 of three requests (issue 11): the plain `/` (no header), `/` + `Accept` (Chromium's image Accept) and the
 avatar URL `/?s=64&u=KEY` + the same `Accept`. Rows from before issue 11 have neither "request" nor
-"headers" (the plain `/`); rows from before the `/` + `Accept` target have the other two kinds only."""
+"headers" (the plain `/`); rows from before the `/` + `Accept` target have the other two kinds only. Issue 20
+adds a fourth, the Gravatar URL `/avatar/MD5?s=80` + the same `Accept` (absent from older raw results)."""
 import re
 
-PLAIN, ACCEPT, AVATAR = "plain", "accept", "avatar"
+PLAIN, ACCEPT, AVATAR, GRAVATAR = "plain", "accept", "avatar", "gravatar"
 
 
 def kind(r):
-    """PLAIN, ACCEPT (`/` with request headers) or AVATAR (a query: issue 11's avatar URL)."""
+    """PLAIN, ACCEPT (`/` with request headers), AVATAR (a query: issue 11's avatar URL) or GRAVATAR
+    (issue 20's `/avatar/HASH`)."""
+    if r.get("request", "/").startswith("/avatar/"):
+        return GRAVATAR
     if r.get("request", "/") != "/":
         return AVATAR
     return ACCEPT if r.get("headers") else PLAIN
@@ -27,7 +31,7 @@ def row(results, key, proto, which=PLAIN):
 
 def avatar_request(r):
     """The request of a row, the avatar URL's key shown as KEY (the method text gives it)."""
-    return re.sub(r"([?&]u=)[^&]*", r"\1KEY", r.get("request", "/"))
+    return re.sub(r"^/avatar/[0-9a-fA-F]+", "/avatar/KEY", re.sub(r"([?&]u=)[^&]*", r"\1KEY", r.get("request", "/")))
 
 
 def request_note(r):

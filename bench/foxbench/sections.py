@@ -4,7 +4,7 @@ and nothing else (report.py puts them in place; charts.py draws the charts; rows
 which)."""
 import re
 
-from .rows import ACCEPT, AVATAR, avatar_request, plain, ratio, request_note, row
+from .rows import ACCEPT, AVATAR, GRAVATAR, avatar_request, plain, ratio, request_note, row
 
 SOAK_GROWTH_LIMIT_MB = 2.0
 
@@ -105,6 +105,12 @@ def targets_check(results):
     for c in results["concurrency"] if av else []:
         r = ratio(av, ref, c)
         check(f"Sidecar `{avatar_request(av)}` + `Accept` ≥ 0.9× {ref_name}, same run (c={c})",
+              r is not None and r >= 0.9, fmt_x(r))
+    # issue 20's Gravatar URL against `/` with the same Accept (absent from raw results before it)
+    gr = row(results, "sidecar", "HTTP/1.1", GRAVATAR)
+    for c in results["concurrency"] if gr and acc else []:
+        r = ratio(gr, acc, c)
+        check(f"Sidecar `{avatar_request(gr)}` + `Accept` ≥ 0.9× `/` + `Accept`, same run (c={c})",
               r is not None and r >= 0.9, fmt_x(r))
     r = sc["rss_kb"] / base["rss_kb"] if sc["rss_kb"] and base["rss_kb"] else None
     check("Sidecar RSS ≤ 0.6× baseline 3's", r is not None and r <= 0.6,

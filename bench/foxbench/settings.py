@@ -46,4 +46,6 @@ CHROMIUM_ACCEPT = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=
 AVATAR_SIZE = 64
 AVATAR_KEY = hashlib.md5(b"fox@example.org").hexdigest()   # 32 hex digits, as in a Gravatar URL
 AVATAR_PATH = f"/?s={AVATAR_SIZE}&u={AVATAR_KEY}"
+# Issue 20's Gravatar URL, as Gitea's Libravatar library and most apps send it (Gravatar's default size).
+GRAVATAR_PATH = f"/avatar/{AVATAR_KEY}?s=80"
 BYTES_SAMPLES = 21 if SMOKE else 210

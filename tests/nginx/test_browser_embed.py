@@ -45,9 +45,9 @@ def embed_url(stack, tmp_path_factory):
     server.server_close()
 
 
-def avatar_requests(driver, stack):
-    """{avatar URL: {"image": final URL, "mime", "bytes", "cached": bool}} from this load's events;
-    "bytes": the image response's headers and body."""
+def avatar_requests(driver, stack, prefix="/?"):
+    """{avatar URL: {"image": final URL, "mime", "bytes", "cached": bool}} from this load's events
+    (avatar URLs: the stack's origin + prefix); "bytes": the image response's headers and body."""
     origin = stack.https_origin()
     by_id, out = {}, {}
     for ev in network_events(driver):
@@ -55,7 +55,7 @@ def avatar_requests(driver, stack):
         rid = p.get("requestId")
         if method == "Network.requestWillBeSent":
             url = p["request"]["url"]
-            if url.startswith(origin + "/?"):
+            if url.startswith(origin + prefix):
                 by_id[rid] = out.setdefault(url, {"image": None, "cached": False})
             elif rid in by_id:
                 by_id[rid]["image"] = url

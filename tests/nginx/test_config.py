@@ -190,10 +190,20 @@ def test_served_uris_and_fallback_answers_are_exactly_the_manifests(tmp_path):
     assert [int(fox) for _, fox in random] == m.foxes
     shares = [float(s[:-1]) for s, _ in random if s != "*"]
     assert random[-1][0] == "*" and len(set(shares)) == 1 and sum(shares) < 100
-    sizes = dict(re.findall(r"^\s+(\d+) (\d+);$", out.stdout, re.M))
+    size_map = map_block(out.stdout, "avatar_root_size")
+    sizes = dict(re.findall(r"^\s+(\d+) (\d+);$", size_map, re.M))
     assert {int(n): int(s) for n, s in sizes.items()} == {n: next(s for s in m.sizes if s >= n) for n in range(129)}
-    size_map = re.search(r"^map \$avatar_size_number \$avatar_size \{\n(.*?)^\}", out.stdout, re.S | re.M).group(1)
     assert f"    default {m.default_size};\n" in size_map and '    "~^[0-9]+$" 128;\n' in size_map
+    # /avatar/ (GravatarSize.java): 1..2048 snap up (the largest above the ladder), else 80 px -> 128.
+    gravatar = map_block(out.stdout, "avatar_gravatar_size")
+    assert {int(n): int(s) for n, s in re.findall(r"^\s+(\d+) (\d+);$", gravatar, re.M)} == {
+        n: next((s for s in m.sizes if s >= n), 128) for n in range(1, 2049)}
+    assert "    default 128;\n" in gravatar
+
+
+def map_block(conf, variable):
+    """The body of the map that sets $variable."""
+    return re.search(r"^map \S+ \$" + variable + r" \{\n(.*?)^\}", conf, re.S | re.M).group(1)
 
 
 def split_block(conf, variable):
@@ -211,7 +221,7 @@ def test_a_picture_whose_ladder_stops_lower_answers_its_largest_above_it_and_the
     assert fallback == {f"{fox} {size} {fmt}": m.answer(fox, size, fmt)[1:]
                         for fox in m.foxes for size in m.sizes for fmt in ("avif", "webp", "png")}
     assert fallback["2 256 webp"] == fallback["2 64 webp"] and fallback["1 256 webp"].startswith("a/Renard-1-256.")
-    size_map = re.search(r"^map \$avatar_size_number \$avatar_size \{\n(.*?)^\}", out.stdout, re.S | re.M).group(1)
+    size_map = map_block(out.stdout, "avatar_root_size")
     assert "    default 128;\n" in size_map and '    "~^[0-9]+$" 256;\n' in size_map
 
 
@@ -252,6 +262,16 @@ def test_avatar_url_is_passed_to_the_sidecar(loopback):
     time.sleep(0.2)
     (line,) = access_lines(loopback, "x=proxied-check")
     assert f'ua="127.0.0.1:{loopback.app_port}" us="302"' in line and "fallback=0" in line
+
+
+def test_gravatar_url_is_passed_to_the_sidecar_over_the_same_pool(loopback):
+    h = "0bc83cb571cd1c50ba6f3e8a78ef1346"
+    for path in [f"/avatar/{h}.png?x=gravatar-check", "/avatar/junk?x=gravatar-check"]:
+        assert get(loopback, path).status == 302
+    time.sleep(0.2)
+    lines = access_lines(loopback, "x=gravatar-check")
+    assert len(lines) == 2 and all(f'ua="127.0.0.1:{loopback.app_port}" us="302"' in line and "fallback=0" in line
+                                   for line in lines), lines
 
 
 def test_upstream_connections_are_kept_alive(loopback):

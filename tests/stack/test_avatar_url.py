@@ -67,12 +67,23 @@ def test_an_unusable_key_is_no_key(stack, manifest, key):
     assert r.header("Cache-Control") == "no-store", key
 
 
-# The corpus both answerers must agree on: keyed (so the fox is fixed), every size rule, every Accept.
+# The corpus both answerers must agree on: keyed (so the fox is fixed), every size rule, every Accept;
+# the same for the Gravatar URL (/avatar/<hash>: Gravatar's size rule, extensions, case, escapes).
+SHA = "9f3c2e8a4b1d7f6e5c0a9b8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f"
 CORPUS = [(f"?u={KEY}{i}&{q}", accept) for i, q in enumerate(
     ["s=64", "size=100", "s=0", "s=9999", "s=abc", "S=32", "s=&size=48", "x=1", "s=300", "s=512", "s=2048",
      "s=99999999999999999999"])
     for accept, _ in ACCEPT.values()] + [(f"?u={k}", None) for k in
-    ["a", "ab", "abc", "abcd", "abcde", "A@b.c", "%41", "~!*()'", "x" * 128]]
+    ["a", "ab", "abc", "abcd", "abcde", "A@b.c", "%41", "~!*()'", "x" * 128]] + [
+    (f"avatar/{h}{q}", accept) for h, q in [
+        (KEY, ""), (KEY, "?s=80"), (KEY, "?s=1"), (KEY, "?s=0"), (KEY, "?s=2048"), (KEY, "?s=2049"),
+        (KEY, "?s=-1"), (KEY, "?s=99999999999999999999"), (KEY, "?size=24&rating=PG&default=mm"),
+        (KEY.upper(), "?s=48"), (KEY + ".png", "?s=120&d=404&reset_cache=x"), (KEY + ".jpg", "?s=40&d=identicon"),
+        (SHA, "?d=retro&size=200&r=pg"), (SHA + ".png", ""), ("%30" + KEY[1:], "?s=96"), ("./" + KEY, "?s=64"),
+        ("x/../" + KEY, "?s=64"), ("/" + KEY, "?s=64"), (KEY, "?s=02048&S=32"), (KEY, "?s=&size=300"),
+    ] for accept, _ in list(ACCEPT.values())[:2] + list(ACCEPT.values())[-2:]]
+# Not keyed (random fox, no-store) in both: compared on everything but the fox.
+UNKEYED = ["avatar/", "avatar/abc?s=64", f"avatar/{KEY}/?s=32", f"avatar/{KEY}junk", f"avatar/{KEY}.png.png?s=2048"]
 
 
 def test_the_fallback_gives_the_sidecars_answers(stack, manifest):
@@ -82,12 +93,21 @@ def test_the_fallback_gives_the_sidecars_answers(stack, manifest):
         r = avatar(stack, query, accept)
         assert not by_fallback(r), "the sidecar should be answering"
         sidecar[(query, accept)] = (redirect_target(stack, r), r.header("Cache-Control"))
+    unkeyed = {}
+    for query in UNKEYED:
+        e = redirect_entry(stack, manifest, r := avatar(stack, query))
+        unkeyed[query] = (e.size, e.fmt, r.header("Cache-Control"))
+        assert not by_fallback(r) and r.header("Cache-Control") == "no-store", query
     stack.stop_app()
     try:
         for query, accept in CORPUS:
             r = avatar(stack, query, accept)
             assert by_fallback(r), "a 302 while the sidecar is stopped must be Nginx's"
             assert (redirect_target(stack, r), r.header("Cache-Control")) == sidecar[(query, accept)], (query, accept)
+        for query in UNKEYED:
+            r = avatar(stack, query)
+            e = redirect_entry(stack, manifest, r)
+            assert by_fallback(r) and (e.size, e.fmt, r.header("Cache-Control")) == unkeyed[query], query
     finally:
         stack.start_app()
     deadline = time.monotonic() + 30

@@ -13,7 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * the same key, cacheable, through the manifest's bucket table; without one a random fox, {@code no-store}).
  * Every {@code Location} is built at start-up in a [fox][size][format] table (a size above a fox's own
  * largest holds its largest: the fill rule); a request scans the raw query string in place and picks
- * from it. Runs on the IO thread: nothing here blocks.
+ * from it ({@link #redirect}, shared with {@link GravatarHandler}). Runs on the IO thread: nothing here
+ * blocks.
  */
 public final class AvatarRedirectHandler implements HttpHandler {
     /** Header values are Strings in Undertow: a long would be converted on every request. */
@@ -51,9 +52,20 @@ public final class AvatarRedirectHandler implements HttpHandler {
     @Override
     public void handleRequest(HttpServerExchange exchange) {
         String query = exchange.getQueryString(); // raw: Undertow does not percent-decode it
-        int size = ladder.index(AvatarQuery.size(query));
+        redirect(exchange, ladder.index(AvatarQuery.size(query)), query, AvatarQuery.key(query, maxKeyLength));
+    }
+
+    /** The ladder the size indexes refer to. */
+    SizeLadder ladder() {
+        return ladder;
+    }
+
+    /**
+     * The 302 for a size index and a key: {@code key} is {@code start << 32 | end} of the key's characters
+     * in {@code keySource}, or {@link AvatarQuery#NONE} (a random fox, {@code no-store}).
+     */
+    void redirect(HttpServerExchange exchange, int size, String keySource, long key) {
         int format = formats.choose(exchange.getRequestHeaders().getFirst(Headers.ACCEPT));
-        long key = AvatarQuery.key(query, maxKeyLength);
         int fox;
         String cacheControl;
         if (key == AvatarQuery.NONE) {
@@ -61,7 +73,7 @@ public final class AvatarRedirectHandler implements HttpHandler {
             // A cached unkeyed redirect would freeze the avatar on one fox.
             cacheControl = NO_STORE;
         } else {
-            fox = keyedFox.index(Murmur2.hash(query, AvatarQuery.keyStart(key), AvatarQuery.keyEnd(key)));
+            fox = keyedFox.index(Murmur2.hash(keySource, AvatarQuery.keyStart(key), AvatarQuery.keyEnd(key)));
             cacheControl = keyedCacheControl;
         }
         exchange.setStatusCode(StatusCodes.FOUND);

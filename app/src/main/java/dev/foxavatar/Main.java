@@ -38,8 +38,7 @@ public final class Main {
         }
 
         Logger log = LoggerFactory.getLogger("fox-avatar");
-        AvatarServer server = new AvatarServer(settings, new Routes(
-                new AvatarRedirectHandler(settings.locationPrefix(), images), new HealthHandler()));
+        AvatarServer server = new AvatarServer(settings, Routes.forImages(settings.locationPrefix(), images));
         try {
             server.start();
         } catch (RuntimeException failed) {

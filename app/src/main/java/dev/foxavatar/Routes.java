@@ -7,25 +7,38 @@ import io.undertow.util.Methods;
 import io.undertow.util.StatusCodes;
 
 /**
- * The whole URL space: {@code /} (the avatar), {@code /healthz}, and {@code 404} for the rest.
+ * The whole URL space: {@code /} (the avatar), {@code /avatar/...} (the Gravatar/Libravatar form of it),
+ * {@code /healthz}, and {@code 404} for the rest.
  * Only {@code GET} and {@code HEAD} are allowed ({@code 405} with {@code Allow} otherwise).
  */
 public final class Routes implements HttpHandler {
     public static final String AVATAR_PATH = "/";
     public static final String HEALTH_PATH = "/healthz";
 
+    public static final String GRAVATAR_PREFIX = GravatarHandler.PATH_PREFIX;
+
     private final HttpHandler avatar;
+    private final HttpHandler gravatar;
     private final HttpHandler health;
 
-    public Routes(HttpHandler avatar, HttpHandler health) {
+    public Routes(HttpHandler avatar, HttpHandler gravatar, HttpHandler health) {
         this.avatar = avatar;
+        this.gravatar = gravatar;
         this.health = health;
+    }
+
+    /** The service's routes for an image set: one redirect table behind {@code /} and {@code /avatar/}. */
+    public static Routes forImages(String locationPrefix, ImageManifest images) {
+        AvatarRedirectHandler avatar = new AvatarRedirectHandler(locationPrefix, images);
+        return new Routes(avatar, new GravatarHandler(avatar), new HealthHandler());
     }
 
     @Override
     public void handleRequest(HttpServerExchange exchange) throws Exception {
         String path = exchange.getRequestPath();
-        HttpHandler target = AVATAR_PATH.equals(path) ? avatar : HEALTH_PATH.equals(path) ? health : null;
+        HttpHandler target = AVATAR_PATH.equals(path) ? avatar
+                : path.startsWith(GRAVATAR_PREFIX) ? gravatar
+                : HEALTH_PATH.equals(path) ? health : null;
         if (target == null) {
             exchange.setStatusCode(StatusCodes.NOT_FOUND);
             exchange.getResponseHeaders().put(Headers.CONTENT_LENGTH, AvatarRedirectHandler.EMPTY_BODY_LENGTH);

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What a request costs besides Undertow's own work: reading the query, choosing the format, hashing the
- * key and picking from the tables allocate nothing (measured with the JVM's per-thread allocation counter).
+ * key (from the query or from a /avatar/ path) and picking from the tables allocate nothing (measured with the JVM's per-thread allocation counter).
  */
 class PerRequestAllocationTest {
     private static final String[] QUERIES = {
@@ -23,6 +23,11 @@ class PerRequestAllocationTest {
     private final FormatChooser formats = new FormatChooser(FormatChooserTest.REGEXES);
     private final KeyedFox keyedFox = new KeyedFox(
             java.util.stream.IntStream.range(0, ImageManifest.BUCKETS).map(b -> b % 21).toArray());
+    private final GravatarSize gravatarSizes = new GravatarSize(ladder);
+    private static final String[] PATHS = {
+        "/avatar/0bc83cb571cd1c50ba6f3e8a78ef1346", "/avatar/0BC83CB571CD1C50BA6F3E8A78EF1346.png",
+        "/avatar/" + "ab".repeat(32) + ".jpg", "/avatar/junk", "/avatar/0bc83cb571cd1c50ba6f3e8a78ef1346/",
+    };
 
     /** One request's choices, as AvatarRedirectHandler makes them; returns a checksum so nothing is dead code. */
     private int choose(String query, String accept) {
@@ -34,10 +39,21 @@ class PerRequestAllocationTest {
         return fox * 100 + size * 10 + format;
     }
 
+    /** The same for the Gravatar URL, as GravatarHandler makes them. */
+    private int chooseGravatar(String path, String query, String accept) {
+        int size = gravatarSizes.index(query);
+        int format = formats.choose(accept);
+        long key = GravatarPath.hash(path);
+        int fox = key == AvatarQuery.NONE ? 0
+                : keyedFox.index(Murmur2.hash(path, AvatarQuery.keyStart(key), AvatarQuery.keyEnd(key)));
+        return fox * 100 + size * 10 + format;
+    }
+
     private int rounds(int n) {
         int sum = 0;
         for (int i = 0; i < n; i++) {
             sum += choose(QUERIES[i % QUERIES.length], ACCEPTS[i % ACCEPTS.length]);
+            sum += chooseGravatar(PATHS[i % PATHS.length], QUERIES[i % QUERIES.length], ACCEPTS[i % ACCEPTS.length]);
         }
         return sum;
     }

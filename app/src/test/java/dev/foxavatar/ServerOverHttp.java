@@ -44,8 +44,7 @@ abstract class ServerOverHttp {
     URI startOnExistingImages(String baseUrl) throws Exception {
         Settings settings = new Settings(0, "127.0.0.1", dir, baseUrl, 2);
         ImageManifest manifest = ImageManifest.load(dir);
-        return start(settings, new Routes(
-                new AvatarRedirectHandler(settings.locationPrefix(), manifest), new HealthHandler()));
+        return start(settings, Routes.forImages(settings.locationPrefix(), manifest));
     }
 
     URI start(Settings settings, HttpHandler routes) {
