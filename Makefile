@@ -29,6 +29,7 @@ test-compose:
 	tests/compose/run.sh
 
 test-ansible: build
+	tests/ansible/specs.sh
 	tests/ansible/preflight.sh
 	tests/ansible/run.sh
 

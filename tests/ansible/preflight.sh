@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make test-ansible, part 1: the playbook's pre-flight play (site.yml, roles/*/tasks/assert.yml).
+# make test-ansible, part 1: the playbook's pre-flight play (site.yml: each role's
+# meta/argument_specs.yml, then roles/*/tasks/assert.yml).
 # One FRESH Debian 13 systemd host; for each wrong setting below the run must fail, its [ERROR]
 # line must name that setting, no play after the pre-flight may start, and the host must still be
 # exactly as fresh as before: no JRE, no Nginx, no fox-avatar user, none of our directories, no
@@ -74,6 +75,9 @@ cases=(
   "separate app host without an address|fox_avatar_app_address|split|{}"
   "memory limit not a size|fox_avatar_app_memory_max|one|{\"fox_avatar_app_memory_max\": \"lots\"}"
   "images without a manifest|fox_avatar_app_images_src|one|{\"fox_avatar_app_images_src\": \"$WORK\"}"
+  "app address a host name, not an IP|fox_avatar_app_address|one|{\"fox_avatar_app_address\": \"app1.internal\"}"
+  "app port not a number (the spec's type)|fox_avatar_app_port|one|{\"fox_avatar_app_port\": \"eighty\"}"
+  "acme key type not a choice (the spec's choices)|fox_avatar_acme_key_type|one|{\"fox_avatar_acme_key_type\": \"dsa\"}"
 )
 n=0
 for c in "${cases[@]}"; do
@@ -84,7 +88,7 @@ for c in "${cases[@]}"; do
   err=$(grep -m1 '^\[ERROR\]' "$log"); echo "${err:-no [ERROR] line}"
   check "case $n ($name): the run fails" test "$(cat "$log.rc")" != 0
   check "case $n ($name): the first error line names $var and the host" \
-    eval "grep -Eq 'Action failed: $var \\([A-Za-z0-9_.-]+\\): ' <<<\"\$err\""
+    eval "grep -Eq '^\\[ERROR\\]: Task failed: (Action failed: )?$var \\([A-Za-z0-9_.-]+\\): ' <<<\"\$err\""
   check "case $n ($name): only the pre-flight play ran" \
     eval "[ \"\$(grep -c '^PLAY \[' '$log')\" = 1 ] && grep -q '^PLAY \[Pre-flight' '$log'"
   left=$(leftovers)
