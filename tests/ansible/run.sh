@@ -27,6 +27,8 @@
 #      previous release stays live, Nginx keeps its master PID and keeps serving; the next good
 #      run (a changed value) switches to a new release cleanly: reloaded (serves the new value),
 #      same master PID, the replaced release kept as "previous", the rejected one removed.
+#   8. the self-signed policy (tests/ansible/selfsigned.sh) on the Debian 12 host of scenario 1, before 3:
+#      ECDSA P-256, valid 365 days; one with 20 days left is made again at the next converge.
 #   7. a rolling upgrade on scenario 2's hosts: a new jar rolled out while wrk loads the proxy for
 #      the whole run: every answer a 302, no socket error, no fallback answer; each app host
 #      drained, restarted and put back before the next; Nginx reloaded, never restarted; the next
@@ -318,8 +320,11 @@ echo "rolling upgrade under load: ${roll_s} s for the run with 2 app hosts (${ro
 # ------------------------------------------------------------------ scenario 1b (in the background)
 # HTTP/3 off and back on $H13 (tests/ansible/http3.sh h3_toggle_job), beside scenarios 3 and 5 on
 # $H12 to save their time; checked after scenario 5.
-# ------------------------------------------------------------------ scenario 3
 h3_toggle_job >"$WORK/h3-toggle.out" 2>&1 & h3_toggle=$!
+section "8. the self-signed policy on $H12: ECDSA P-256, 365 days, made again with fewer than 30 left"
+. tests/ansible/selfsigned.sh
+selfsigned_checks "$H12" "$WORK/one12.yml" "$SITE_NAME"
+# ------------------------------------------------------------------ scenario 3
 section "3. files mode: a provided certificate on $H12"
 certs=$WORK/certs; mkdir -p "$certs"
 (
