@@ -28,7 +28,8 @@ for dir in ansible/roles/*/; do
   check "$role: ansible-doc -t role runs" test -s "$WORK/$role.txt"
   missing=""
   for var in $(python -c 'import sys, yaml; print(" ".join(yaml.safe_load(open(sys.argv[1])) or {}))' "$dir/defaults/main.yml"); do
-    grep -q -- "^- $var " "$WORK/$role.txt" || grep -q -- "^- $var\$" "$WORK/$role.txt" || missing+=" $var"
+    # "- NAME  description" (or "   NAME ..." when ansible-doc colours its output)
+    grep -Eq -- "^(- | +)$var( |\$)" "$WORK/$role.txt" || missing+=" $var"
   done
   check "$role: ansible-doc shows all $(grep -c '^fox_' "$dir/defaults/main.yml") variables of defaults/main.yml${missing:+ (missing:$missing)}" \
     test -z "$missing"
