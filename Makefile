@@ -36,9 +36,10 @@ test-nginx: build
 test-compose:
 	tests/compose/run.sh
 
+# specs.sh needs no host; the Molecule scenarios (their own hosts) run beside run.sh.
 test-ansible: build
-	tests/ansible/preflight.sh
-	tests/ansible/run.sh
+	tests/ansible/specs.sh
+	tests/ansible/molecule.sh & m=$$!; tests/ansible/run.sh; r=$$?; wait $$m && exit $$r
 
 bench: build
 	bench/run.sh

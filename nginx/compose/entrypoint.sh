@@ -6,9 +6,10 @@
 #   /etc/nginx/tls/fullchain.pem + privkey.pem   used as they are when both exist (your own
 #                                                certificate; the key must be readable by uid 33)
 #   neither exists                               a self-signed certificate for AVATAR_TLS_NAMES is
-#                                                generated (ECDSA P-256, 1 year) and kept there
+#                                                generated (ECDSA P-256, 365 days) and kept there
 #   a generated one whose names changed or that  is generated again
 #   expires within 30 days
+# (The one self-signed policy of every deployment: nginx/README.md, "The self-signed certificate".)
 #
 # Environment, every variable required (docker-compose.yml sets each, with its default; .env
 # overrides them); a missing or wrong one is a one-line error naming it, exit 2:

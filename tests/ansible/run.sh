@@ -27,7 +27,10 @@
 #      previous release stays live, Nginx keeps its master PID and keeps serving; the next good
 #      run (a changed value) switches to a new release cleanly: reloaded (serves the new value),
 #      same master PID, the replaced release kept as "previous", the rejected one removed.
-#   8. a set of own pictures: `make images SRC=... OUT=...`, then fox_avatar_images_src on the
+#   8. the self-signed policy (tests/ansible/selfsigned.sh) on the Debian 12 host of scenario 1, before 3:
+#      ECDSA P-256, valid 365 days; one with 20 days left is made again at the next converge.
+#   6. ACME with Pebble (tests/ansible/acme.sh), on its own hosts, beside 0-2 (done before 7).
+#   9. a set of own pictures: `make images SRC=... OUT=...`, then fox_avatar_images_src on the
 #      scenario 3/5 host: Nginx reloaded (same PID), the set served and only it, every size and
 #      format, the fallback agrees (tests/stack/custom_set.py); then the fox set again.
 #   7. a rolling upgrade on scenario 2's hosts: a new jar rolled out while wrk loads the proxy for
@@ -65,9 +68,14 @@ echo "Debian 13 client image: $CLIENT"
 unset APT_PROXY
 if [ -n "${ANSIBLE_TEST_APT_CACHE:-}" ] && apt_cache_ready >/dev/null; then echo "apt cache for the test hosts: $APT_PROXY"; fi
 
+# 6. ACME (tests/ansible/acme.sh: Pebble, its own host and network) needs nothing from the
+# scenarios here: it runs beside them up to the rolling upgrade (7), which waits for it (a load
+# test beside it timed out on a loaded machine), and is reported at the end.
+ACME_TEST_PREFIX="$P-acme" tests/ansible/acme.sh >"$WORK/acme.out" 2>&1 & acme_pid=$!
+
 # ------------------------------------------------------------------ 0. lint
 section "0. ansible-lint (production profile)"
-if (cd ansible && ansible-lint --nocolor site.yml roles/ 2>&1) | tee "$WORK/lint.log" | tail -n 5 \
+if (cd ansible && ansible-lint --nocolor site.yml roles/ molecule/ 2>&1) | tee "$WORK/lint.log" | tail -n 5 \
    && grep -q 'Profile .production. was required, and it passed' "$WORK/lint.log"; then
   pass "ansible-lint production profile reports nothing"
 else
@@ -225,6 +233,7 @@ for h in "$HAP" "$HAP2"; do
 done
 
 # ------------------------------------------------------------------ scenario 7
+wait "$acme_pid"; acme_rc=$?   # scenario 6 (ACME) ends before the load test starts
 section "7. rolling upgrade: a new jar on $HAP and $HAP2 while wrk loads $HPX"
 # The new jar: today's with one more entry (same code, another checksum); its staleness check is
 # off, since it is no build of these sources.
@@ -321,8 +330,11 @@ echo "rolling upgrade under load: ${roll_s} s for the run with 2 app hosts (${ro
 # ------------------------------------------------------------------ scenario 1b (in the background)
 # HTTP/3 off and back on $H13 (tests/ansible/http3.sh h3_toggle_job), beside scenarios 3 and 5 on
 # $H12 to save their time; checked after scenario 5.
-# ------------------------------------------------------------------ scenario 3
 h3_toggle_job >"$WORK/h3-toggle.out" 2>&1 & h3_toggle=$!
+section "8. the self-signed policy on $H12: ECDSA P-256, 365 days, made again with fewer than 30 left"
+. tests/ansible/selfsigned.sh
+selfsigned_checks "$H12" "$WORK/one12.yml" "$SITE_NAME"
+# ------------------------------------------------------------------ scenario 3
 section "3. files mode: a provided certificate on $H12"
 certs=$WORK/certs; mkdir -p "$certs"
 (
@@ -399,8 +411,8 @@ check "good release: only the live and the previous release are kept (the reject
 wait "$h3_toggle"; cat "$WORK/h3-toggle.out"
 h3_toggle_checks
 
-# ------------------------------------------------------------------ scenario 8
-section "8. a set of own pictures (fox_avatar_images_src) on $H12, then the fox set again"
+# ------------------------------------------------------------------ scenario 9
+section "9. a set of own pictures (fox_avatar_images_src) on $H12, then the fox set again"
 own=$WORK/own; mkdir -p "$own" && chmod 0755 "$own"
 # three pictures made by tests/stack/custom_set.py, then `make images SRC=... OUT=$own/set`
 (cd tests && PYTHONPATH=../tools python -c "from stack.custom_set import make_custom_set; make_custom_set('$own')") \
@@ -423,9 +435,9 @@ check "own pictures: back to the fox set (converge succeeds)" ran_clean "$WORK/o
 img=$(https_code /Renard-1.png)
 check "own pictures: the fox set is served again (/Renard-1.png -> 200, got $img)" test "$img" = 200
 
-section "6. ACME (tests/ansible/acme.sh)"
-check "ACME scenario passes (tests/ansible/acme.sh: Pebble, http-01, renewal)" \
-  env ACME_TEST_PREFIX="$P-acme" tests/ansible/acme.sh
+section "6. ACME (tests/ansible/acme.sh, beside the scenarios above)"
+cat "$WORK/acme.out"
+check "ACME scenario passes (tests/ansible/acme.sh: Pebble, http-01, renewal)" test "$acme_rc" = 0
 
 # ------------------------------------------------------------------ summary
 section "summary"
