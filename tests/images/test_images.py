@@ -133,11 +133,12 @@ def test_the_legacy_pngs_are_the_256_px_pngs_byte_for_byte():
 
 
 def test_no_name_rule_is_left_behind():
-    """The manifest took over from the image-name pattern (images/names.regex): nothing reads it."""
+    """The manifest took over from the image-name pattern (images/names.regex): nothing reads it.
+    Only the history (CHANGELOG.md) and the checks that it is gone may name it."""
     assert not (IMAGES / "names.regex").exists()
     found = subprocess.run(["git", "grep", "-l", "-F", "names.regex", "--", ":!*.png"],
                            cwd=ROOT, capture_output=True, text=True).stdout.split()
-    assert found == ["tests/images/test_images.py"], found
+    assert set(found) - {"tests/images/test_images.py", "tests/ansible/specs.sh", "CHANGELOG.md"} == set(), found
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -7,6 +7,7 @@ A page (served from loopback by the test) embeds the avatar URL several times;
 each <img> must show a fox, reloads must pick new foxes, and images already
 seen must come from the browser's HTTP cache. What each <img> got is read from
 Chromium's own network log (DevTools events via the performance log)."""
+import contextlib
 import functools
 import http.server
 import io
@@ -51,18 +52,27 @@ def page_url(stack, tmp_path_factory):
     (root / "avatars.html").write_text(f"<!doctype html>\n<html><head><title>foxes</title>"
                                        f"<style>body{{margin:0;background:#fff}} img{{display:inline-block;margin:4px}}</style>"
                                        f"</head><body>\n{imgs}\n</body></html>\n")
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_ports(1)[0]), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/avatars.html"
-    server.shutdown()
-    server.server_close()
+    with serve_page(root, "avatars.html") as url:
+        yield url
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+
+@contextlib.contextmanager
+def serve_page(root, name):
+    """Serve the directory root on a free loopback port (plain HTTP, the page's own origin, as a
+    site embedding the avatars would be); yields the URL of root/name."""
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_ports(1)[0]), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/{name}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture(scope="module")

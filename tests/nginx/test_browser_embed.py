@@ -5,15 +5,11 @@ reload come from the browser's cache without a request: keyed redirects are cach
 
 FOX_AVATAR_SCREENSHOT=PATH also saves the page as PNG (docs/embed.png in the README is made so:
 FOX_AVATAR_SCREENSHOT=$PWD/docs/embed.png CI=true tests/nginx/run.sh -k embed)."""
-import functools
-import http.server
 import os
-import threading
 
 import pytest
 
-from stack.stacks import free_ports
-from test_browser import _QuietHandler, browser, network_events, wait_for_images  # noqa: F401 (fixture)
+from test_browser import serve_page, browser, network_events, wait_for_images  # noqa: F401 (fixture)
 
 SIZE = 64
 MAX_BYTES = 2048
@@ -37,12 +33,8 @@ def embed_url(stack, tmp_path_factory):
         "body{margin:0;padding:16px 16px 4px;font:15px/1.4 sans-serif;background:#fafafa;width:560px}"
         ".c{display:flex;gap:12px;align-items:center;margin:0 0 12px}.c p{margin:0}"
         "img{border-radius:50%}</style></head><body>\n" + comments + "\n</body></html>\n")
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_ports(1)[0]), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/embed.html"
-    server.shutdown()
-    server.server_close()
+    with serve_page(root, "embed.html") as url:
+        yield url
 
 
 def avatar_requests(driver, stack, prefix="/?"):

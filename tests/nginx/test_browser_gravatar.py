@@ -4,16 +4,12 @@
 screen (Chromium's device scale factor). Each image decodes at the rung the chosen candidate asks for, in pixels
 (the smallest at least its size, the top rung above it), AVIF or WebP; a reload sends no request.
 Headless Debian Chromium (the fixtures of test_browser.py)."""
-import functools
 import hashlib
-import http.server
-import threading
 
 import pytest
 
 from stack.images import manifest  # noqa: F401 (fixture)
-from stack.stacks import free_ports
-from test_browser import _QuietHandler, browser, wait_for_images  # noqa: F401 (fixture)
+from test_browser import serve_page, browser, wait_for_images  # noqa: F401 (fixture)
 from test_browser_embed import avatar_requests
 
 PEOPLE = ["ada@example.org", "alan@example.org", "linus@example.org"]
@@ -40,12 +36,8 @@ def page_url(stack, tmp_path_factory):
                             f'src="{url(stack, form, email, size)}" srcset="{url(stack, form, email, 2 * size)} 2x">')
     (root / "page.html").write_text("<!doctype html>\n<html><head><title>forge</title></head><body>\n"
                                     + "\n".join(imgs) + "\n</body></html>\n")
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_ports(1)[0]), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/page.html"
-    server.shutdown()
-    server.server_close()
+    with serve_page(root, "page.html") as url:
+        yield url
 
 
 def rung(manifest, px):

@@ -5,18 +5,15 @@ browser shows a page of its avatars.
 
 FOX_AVATAR_SCREENSHOT_CUSTOM=PATH saves that page as PNG (docs/own-pictures.png is made so:
 FOX_AVATAR_SCREENSHOT_CUSTOM=$PWD/docs/own-pictures.png CI=true tests/nginx/run.sh -k custom_set)."""
-import functools
-import http.server
 import os
 import shutil
 import tempfile
-import threading
 
 import pytest
 
 from stack.custom_set import assert_serves_the_custom_set, make_custom_set
-from stack.stacks import LoopbackStack, free_ports
-from test_browser import _QuietHandler, browser, wait_for_images  # noqa: F401 (fixture)
+from stack.stacks import LoopbackStack
+from test_browser import serve_page, browser, wait_for_images  # noqa: F401 (fixture)
 
 PEOPLE = ["Ada", "Alan", "Linus", "Margaret", "Ken", "Barbara", "Grace", "Dennis"]
 
@@ -54,12 +51,8 @@ def page_url(stack, tmp_path_factory):
         "main{display:grid;grid-template-columns:repeat(8,64px);gap:12px}figure{margin:0;text-align:center}"
         "img{border-radius:50%;display:block}</style></head><body><p>Our own pictures, one per key "
         "(make images SRC=pictures OUT=set):</p><main>\n" + cells + "\n</main></body></html>\n")
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_ports(1)[0]), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/team.html"
-    server.shutdown()
-    server.server_close()
+    with serve_page(root, "team.html") as url:
+        yield url
 
 
 def test_a_browser_shows_a_page_of_the_sets_avatars(stack, browser, page_url):
