@@ -52,8 +52,8 @@ def page_url(stack, tmp_path_factory):
     (root / "avatars.html").write_text(f"<!doctype html>\n<html><head><title>foxes</title>"
                                        f"<style>body{{margin:0;background:#fff}} img{{display:inline-block;margin:4px}}</style>"
                                        f"</head><body>\n{imgs}\n</body></html>\n")
-    with serve_page(root, "avatars.html") as url:
-        yield url
+    with serve_page(root, "avatars.html") as page:
+        yield page
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

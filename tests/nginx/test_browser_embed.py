@@ -33,8 +33,8 @@ def embed_url(stack, tmp_path_factory):
         "body{margin:0;padding:16px 16px 4px;font:15px/1.4 sans-serif;background:#fafafa;width:560px}"
         ".c{display:flex;gap:12px;align-items:center;margin:0 0 12px}.c p{margin:0}"
         "img{border-radius:50%}</style></head><body>\n" + comments + "\n</body></html>\n")
-    with serve_page(root, "embed.html") as url:
-        yield url
+    with serve_page(root, "embed.html") as page:
+        yield page
 
 
 def avatar_requests(driver, stack, prefix="/?"):

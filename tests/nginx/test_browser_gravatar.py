@@ -36,8 +36,8 @@ def page_url(stack, tmp_path_factory):
                             f'src="{url(stack, form, email, size)}" srcset="{url(stack, form, email, 2 * size)} 2x">')
     (root / "page.html").write_text("<!doctype html>\n<html><head><title>forge</title></head><body>\n"
                                     + "\n".join(imgs) + "\n</body></html>\n")
-    with serve_page(root, "page.html") as url:
-        yield url
+    with serve_page(root, "page.html") as page:
+        yield page
 
 
 def rung(manifest, px):

@@ -51,8 +51,8 @@ def page_url(stack, tmp_path_factory):
         "main{display:grid;grid-template-columns:repeat(8,64px);gap:12px}figure{margin:0;text-align:center}"
         "img{border-radius:50%;display:block}</style></head><body><p>Our own pictures, one per key "
         "(make images SRC=pictures OUT=set):</p><main>\n" + cells + "\n</main></body></html>\n")
-    with serve_page(root, "team.html") as url:
-        yield url
+    with serve_page(root, "team.html") as page:
+        yield page
 
 
 def test_a_browser_shows_a_page_of_the_sets_avatars(stack, browser, page_url):
