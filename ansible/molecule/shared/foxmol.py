@@ -1,0 +1,243 @@
+"""What the Molecule scenarios' verifiers (ansible/molecule/*/tests, pytest + testinfra) share.
+
+A scenario's tests/conftest.py puts this directory on sys.path and imports what it needs. Molecule
+runs the verifier with MOLECULE_INVENTORY_FILE and MOLECULE_EPHEMERAL_DIRECTORY set; everything
+here reads them.
+
+  playbook(name, *args, extra_vars=..., limit=...)  the real site.yml against the scenario's hosts
+                                  (as a user runs it: ansible/ansible.cfg, from ansible/); a Run
+  start_playbook(...)             the same in the background: a Pending, .wait() gives the Run
+  Run                             rc, log, recap, clean, unchanged, handler_changed(), excerpt()
+  docker(*args), host_exec(host, *cmd), host_ip(host), nginx_pid(host), app_pid(host)
+  stack_suite(name, site=, addr=, ca=, proxy=, apps=, http3=, pq=, network=)
+                                  the shared HTTP suite (tests/stack, AVATAR_STACK=external) over
+                                  HTTPS against a host; a Run-like result (rc, log, excerpt())
+  trixie_client(network, ca, *cmd) Debian 13's curl/openssl (tools/docker.sh trixie_client_ready)
+                                  in a container on the scenario's network
+  https(addr, site, path, ca)     (status, headers) of one HTTPS GET from the control machine
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+ANSIBLE_DIR = REPO / "ansible"
+RECAP = re.compile(
+    r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
+
+
+def inventory() -> str:
+    """The scenario's inventory directory (its group_vars and host_vars come with it)."""
+    return str(Path(os.environ["MOLECULE_INVENTORY_FILE"]).parent)
+
+
+def workdir(*parts: str) -> Path:
+    """A directory in the scenario's ephemeral directory (logs, certificates, vars files)."""
+    path = Path(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "verify", *parts)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@dataclass
+class Run:
+    """One finished command whose output is in a log file (a playbook run, a pytest run)."""
+    name: str
+    rc: int
+    log: Path
+    seconds: float
+
+    @property
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    @property
+    def recap(self) -> dict[str, dict[str, int]]:
+        recap = self.text.partition("PLAY RECAP")[2]
+        return {m[1]: dict(zip(("ok", "changed", "unreachable", "failed"), map(int, m.groups()[1:])))
+                for m in RECAP.finditer(recap)}
+
+    @property
+    def clean(self) -> bool:
+        """Exit 0, and failed=0 unreachable=0 for every host in the recap."""
+        recap = self.recap
+        return self.rc == 0 and bool(recap) and all(
+            r["failed"] == 0 and r["unreachable"] == 0 for r in recap.values())
+
+    @property
+    def unchanged(self) -> bool:
+        """clean, and changed=0 for every host."""
+        return self.clean and all(r["changed"] == 0 for r in self.recap.values())
+
+    def handler_changed(self, title: str) -> bool:
+        """The handler titled so (e.g. 'fox_avatar_nginx : Reload Nginx') ran and reported changed."""
+        lines = self.text.splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith(f"RUNNING HANDLER [{title}]"):
+                for nxt in lines[i + 1:]:
+                    if nxt.startswith(("TASK ", "RUNNING HANDLER ", "PLAY ")):
+                        break
+                    if nxt.startswith("changed:"):
+                        return True
+        return False
+
+    def excerpt(self, lines: int = 60) -> str:
+        """What changed or failed (with the task titles), and the recap: for assertion messages."""
+        out, title = [], None
+        for line in self.text.splitlines():
+            if line.startswith(("TASK ", "RUNNING HANDLER ")):
+                title = line
+            elif line.startswith(("changed", "fatal", "failed", "FAILED", "ERROR", "[ERROR]")):
+                if title:
+                    out.append(title.rstrip("* "))
+                    title = None
+                out.append(line)
+        recap = self.text.partition("PLAY RECAP")[2].strip()
+        return "\n".join([f"--- {self.name}: exit {self.rc}, {self.seconds:.0f} s, log {self.log}",
+                          *out[-lines:], "PLAY RECAP " + recap if recap else "(no recap)"])
+
+    def __str__(self) -> str:
+        return self.excerpt()
+
+
+def _playbook_cmd(args, extra_vars, limit) -> list[str]:
+    cmd = ["ansible-playbook", "-i", inventory(), "site.yml", *args]
+    if limit:
+        cmd += ["--limit", limit]
+    if extra_vars:
+        cmd += ["-e", json.dumps(extra_vars)]
+    return cmd
+
+
+def _env(extra: dict | None = None) -> dict:
+    env = dict(os.environ, ANSIBLE_CONFIG=str(ANSIBLE_DIR / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_FORCE_COLOR="0", ANSIBLE_DEPRECATION_WARNINGS="false")
+    env.update(extra or {})
+    return env
+
+
+class Pending:
+    """A playbook run in the background (start_playbook)."""
+
+    def __init__(self, name: str, cmd: list[str], env: dict):
+        self.name, self.log, self.start = name, workdir("logs") / f"{name}.log", time.monotonic()
+        self._fh = self.log.open("w")
+        self.proc = subprocess.Popen(cmd, cwd=ANSIBLE_DIR, env=env, stdout=self._fh,
+                                     stderr=subprocess.STDOUT)
+
+    def wait(self, timeout: float | None = None) -> Run:
+        rc = self.proc.wait(timeout)
+        self._fh.close()
+        run = Run(self.name, rc, self.log, time.monotonic() - self.start)
+        print(f"ansible-playbook {self.name}: exit {rc}, {run.seconds:.0f} s", file=sys.stderr)
+        return run
+
+
+def start_playbook(name: str, *args: str, extra_vars: dict | None = None, limit: str | None = None,
+                   env: dict | None = None) -> Pending:
+    """site.yml against the scenario's inventory, in the background; name names its log."""
+    return Pending(name, _playbook_cmd(args, extra_vars, limit), _env(env))
+
+
+def playbook(name: str, *args: str, extra_vars: dict | None = None, limit: str | None = None,
+             env: dict | None = None) -> Run:
+    """site.yml against the scenario's inventory (args: e.g. "--check", "--diff"); waits."""
+    return start_playbook(name, *args, extra_vars=extra_vars, limit=limit, env=env).wait()
+
+
+def docker(*args: str, input: str | bytes | None = None, check: bool = True) -> str:
+    """`docker ARGS`; its stdout (stripped)."""
+    res = subprocess.run(["docker", *args], input=input, capture_output=True,
+                         text=not isinstance(input, bytes), check=False)
+    if check and res.returncode != 0:
+        raise AssertionError(f"docker {' '.join(args)}: exit {res.returncode}: {res.stderr}")
+    out = res.stdout
+    return out.decode() if isinstance(out, bytes) else out.strip()
+
+
+def host_exec(host: str, *cmd: str, check: bool = True) -> str:
+    """A command on a test host (docker exec); its stdout."""
+    return docker("exec", host, *cmd, check=check)
+
+
+def host_ip(host: str, network: str | None = None) -> str:
+    """The host's address (on network, when given; otherwise its first one)."""
+    nets = json.loads(docker("inspect", "-f", "{{json .NetworkSettings.Networks}}", host))
+    if network:
+        return nets[network]["IPAddress"]
+    return next(iter(nets.values()))["IPAddress"]
+
+
+def host_network(host: str) -> str:
+    """The (first) docker network the host is on."""
+    return next(iter(json.loads(docker("inspect", "-f", "{{json .NetworkSettings.Networks}}", host))))
+
+
+def nginx_pid(host: str) -> str:
+    return host_exec(host, "systemctl", "show", "-p", "MainPID", "--value", "nginx")
+
+
+def app_pid(host: str) -> str:
+    return host_exec(host, "systemctl", "show", "-p", "MainPID", "--value", "fox-avatar")
+
+
+def stack_suite(name: str, *, site: str, addr: str, ca: str | Path, proxy: str, apps: list[str],
+                http3: bool, pq: bool, network: str) -> Run:
+    """The shared HTTP suite (tests/stack) against ADDR as SITE over HTTPS, verified against CA;
+    the app hosts' services stopped and started through docker exec (the fallback tests); the
+    proxy's fallback log read the same way."""
+    stop = " && ".join(f"docker exec {a} systemctl stop fox-avatar" for a in apps)
+    start = " && ".join(f"docker exec {a} systemctl start fox-avatar" for a in apps)
+    env = dict(os.environ, AVATAR_STACK="external", AVATAR_HOST=site, AVATAR_ADDR=addr,
+               AVATAR_HTTPS_PORT="443", AVATAR_HTTP_PORT="80", AVATAR_CA=str(ca),
+               AVATAR_APP_STOP=stop, AVATAR_APP_START=start,
+               AVATAR_FALLBACK_LOG_CMD=f"docker exec {proxy} cat /var/log/nginx/fox-avatar.fallback.log",
+               AVATAR_HTTP3="1" if http3 else "0", AVATAR_PQ="1" if pq else "0",
+               AVATAR_CLIENT_NETWORK=network, PYTHONPATH=str(REPO / "tools"))
+    log, t = workdir("logs") / f"{name}.log", time.monotonic()
+    with log.open("w") as fh:
+        rc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfEs", "-p", "no:cacheprovider",
+                             "tests/stack"], cwd=REPO, env=env, stdout=fh, stderr=subprocess.STDOUT,
+                            check=False).returncode
+    run = Run(name, rc, log, time.monotonic() - t)
+    print(f"shared HTTP suite {name}: exit {rc}, {run.seconds:.0f} s", file=sys.stderr)
+    return run
+
+
+def pytest_tail(run: Run, lines: int = 25) -> str:
+    """The end of a pytest run's log (its failures and summary), for assertion messages."""
+    return f"--- {run.name}: exit {run.rc}, log {run.log}\n" + "\n".join(run.text.splitlines()[-lines:])
+
+
+_CLIENT: list[str] = []
+
+
+def trixie_client_image() -> str:
+    """local/fox-trixie-client:TAG (tools/docker.sh trixie_client_ready builds it once)."""
+    if not _CLIENT:
+        out = subprocess.run(["bash", "-c", ". tools/docker.sh && trixie_client_ready"], cwd=REPO,
+                             capture_output=True, text=True, check=True).stdout.split()
+        _CLIENT.append(out[-1])
+    return _CLIENT[0]
+
+
+def trixie_client(network: str, ca: str | Path, *cmd: str) -> subprocess.CompletedProcess:
+    """Debian 13's clients (curl with HTTP/3, OpenSSL 3.5) on the network, the CA as /ca.pem."""
+    return subprocess.run(["docker", "run", "--rm", "--network", network, "-v", f"{ca}:/ca.pem:ro",
+                           trixie_client_image(), *cmd], capture_output=True, text=True, check=False)
+
+
+def https(addr: str, site: str, path: str, ca: str | Path, *curl_args: str) -> tuple[str, str]:
+    """(status code, response headers) of GET https://SITE/PATH at ADDR, verified against CA."""
+    res = subprocess.run(["curl", "-s", "-o", "/dev/null", "-D", "-", "-w", "%{http_code}",
+                          "--cacert", str(ca), "--resolve", f"{site}:443:{addr}",
+                          f"https://{site}{path}", *curl_args],
+                         capture_output=True, text=True, check=False)
+    head, _, code = res.stdout.rpartition("\r\n\r\n")
+    return code.strip() or "000", head.replace("\r", "")
