@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from stack.client import get, raw, request, tls_context, tls_socket
+from stack.client import get, raw, request, tls_context, tls_socket, while_stopped
 from stack.images import assert_served_image, manifest, redirect_entry  # noqa: F401 (fixture)
 
 
@@ -263,8 +263,8 @@ def test_fallback_answers_while_the_sidecar_is_stopped_and_it_takes_over_again(s
     stack.stop_app()
     try:
         picks = []
-        for _ in range(30):
-            r = get(stack, "/?while=stopped")
+        (answers,) = while_stopped([lambda: get(stack, "/?while=stopped")] * 30)
+        for r in answers:
             assert r.status == 302, r.status
             assert by_fallback(r), "a 302 while the sidecar is stopped must be Nginx's"
             assert r.header("Cache-Control") == "no-store"
