@@ -12,7 +12,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from foxavatar.imageset import read_manifest
-from stack.client import get
+from stack.client import get, while_stopped
 from stack.images import assert_served_image, redirect_entry, redirect_target
 
 REPO = Path(__file__).resolve().parents[2]
@@ -71,8 +71,9 @@ def assert_serves_the_custom_set(stack, check_fallback=True):
     # the Nginx fallback (sidecar stopped) gives the sidecar's answers
     stack.stop_app()
     try:
-        for query, fmt in corpus:
-            r = get(stack, query, headers={"Accept": ACCEPTS[fmt]})
+        (answers,) = while_stopped([lambda q=q, f=f: get(stack, q, headers={"Accept": ACCEPTS[f]})
+                                    for q, f in corpus])
+        for (query, fmt), r in zip(corpus, answers):
             assert r.status == 302 and b"<html>" in r.body, "a 302 while the sidecar is stopped must be Nginx's"
             assert redirect_target(stack, r) == sidecar[query, fmt], (query, fmt)
     finally:
