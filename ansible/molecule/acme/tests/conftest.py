@@ -1,5 +1,5 @@
-"""The acme scenario's verifiers (see ../molecule.yml): shared helpers from ../../shared (foxmol),
-the scenario's names, and the facts each stage compares with the one before."""
+"""The acme scenario's verifiers (see ../molecule.yml): puts ../../shared (foxmol) on sys.path.
+The scenario's names and what the tests read from the host are in acme_tls.py."""
 import sys
 from pathlib import Path
 
