@@ -15,9 +15,11 @@
 #       (own session, inherited fds closed, log /var/log/dockerd.log) and waits up to
 #       DOCKERD_TIMEOUT (60 s) for it.
 #   compose_v2_ready
-#       Returns if `docker compose version` is v2. Else builds compose COMPOSE_VERSION (v2.29.7)
-#       from its Go module and installs it as /usr/local/lib/docker/cli-plugins/docker-compose.
-#       Needs Go >= 1.21 (Debian 12's golang-go is 1.19: it says so and fails; Pebble needs 1.24).
+#       Returns if `docker compose version` is v2. Else installs Debian 13's docker-compose package's
+#       binary (compose 2.26, taken from a debian:trixie-slim container) as
+#       /usr/local/lib/docker/cli-plugins/docker-compose; if that cannot be fetched, or with
+#       COMPOSE_FROM=go, builds compose COMPOSE_VERSION (v2.29.7) from its Go module instead.
+#       Needs Go >= 1.21 for that (Debian 12's golang-go is 1.19: it says so and fails; Pebble needs 1.24).
 #   base_image_ready NAME SUITE          e.g. base_image_ready debian:bookworm-slim bookworm
 #       Returns if image NAME exists. Else tries `docker pull NAME` (PULL_TIMEOUT, 20 s), then falls
 #       back to `debootstrap --variant=minbase SUITE` from the machine's Debian mirror + docker import.
@@ -58,7 +60,7 @@
 # which the download is ~6 s; the rest is dpkg (CPU), so apt_cache_ready saves little on this network.
 # Self-test: bash tools/docker_selftest.sh
 #
-# Settings (environment, all optional): COMPOSE_VERSION, PEBBLE_VERSION, DOCKERD_TIMEOUT,
+# Settings (environment, all optional): COMPOSE_FROM, COMPOSE_VERSION, PEBBLE_VERSION, DOCKERD_TIMEOUT,
 # PULL_TIMEOUT, SYSTEMD_TIMEOUT, FOX_TOOLS (default /var/cache/fox-avatar), DEBIAN_MIRROR (default:
 # the machine's apt mirror), APT_PROXY.
 
@@ -167,6 +169,7 @@ _dk_go_ready() { # MIN_MINOR
 }
 _dk_compose_build() {
   _dk_compose_ok && return 0
+  if [ "${COMPOSE_FROM:-debian}" != go ] && _dk_compose_from_debian; then return 0; fi
   _dk_go_ready 21 || return 1
   local tmp; tmp=$(mktemp -d)
   _dk_log "building docker compose $COMPOSE_VERSION from its Go module (once per machine, ~2-4 min)"
@@ -178,6 +181,25 @@ _dk_compose_build() {
   install -D -m 0755 "$tmp/cmd" /usr/local/lib/docker/cli-plugins/docker-compose
   rm -rf "$tmp"
   _dk_compose_ok || _dk_die "docker compose still not usable after installing /usr/local/lib/docker/cli-plugins/docker-compose"
+}
+
+# Debian 13's docker-compose package (compose v2, one static Go binary needing only libc6), taken
+# from a debian:trixie-slim container: seconds, where building it from Go takes a fresh 2-core
+# machine 3-10 minutes of CPU.
+_dk_compose_from_debian() {
+  base_image_ready debian:trixie-slim trixie || return 1
+  local tmp; tmp=$(mktemp -d)
+  _dk_log "installing Debian 13's docker-compose package (compose v2) from debian:trixie-slim"
+  if docker run --rm -v "$tmp:/out" debian:trixie-slim sh -c \
+       'apt-get update -qq && apt-get install -y -qq --no-install-recommends docker-compose >/dev/null &&
+        cp "$(dpkg -L docker-compose | grep "/cli-plugins/docker-compose$")" /out/docker-compose' >"$tmp.log" 2>&1 \
+     && [ -x "$tmp/docker-compose" ]; then
+    install -D -m 0755 "$tmp/docker-compose" /usr/local/lib/docker/cli-plugins/docker-compose
+  else
+    _dk_log "Debian 13's docker-compose package could not be fetched ($(tail -n 1 "$tmp.log")); building from Go"
+  fi
+  rm -rf "$tmp" "$tmp.log"
+  _dk_compose_ok
 }
 
 # ---------------------------------------------------------------- images

@@ -48,6 +48,13 @@ def compose(*args, check=True, env=None, timeout=300):
     return done
 
 
+def logs(service, env=None):
+    """`docker compose logs` of SERVICE (its output and errors), without terminal control sequences:
+    Debian 13's compose (2.26) starts every line with ESC [2K (erase line), even into a pipe."""
+    done = compose("logs", "--no-color", "--no-log-prefix", service, env=env)
+    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", done.stdout + done.stderr)
+
+
 def containers(service):
     return compose("ps", "-q", service).stdout.split()
 
@@ -91,9 +98,8 @@ def access_log(probes, timeout=10):
     Waits a little for lines still on their way to the log driver."""
     deadline = time.monotonic() + timeout
     while True:
-        logs = compose("logs", "--no-color", "--no-log-prefix", "nginx").stdout
         found = {}
-        for line in logs.splitlines():
+        for line in logs("nginx").splitlines():
             m = re.search(r"[?&]probe=([0-9a-f]{32})\b", line)
             if m and m.group(1) in probes and " - " in line:   # access lines, not error lines
                 found[m.group(1)] = line
@@ -186,8 +192,7 @@ def test_nginx_is_debian_13s_and_started_without_any_warning():
     failures, on purpose)."""
     build = compose("exec", "-T", "nginx", "nginx", "-V").stderr
     assert "nginx/1.26." in build and "--with-http_v3_module" in build and "OpenSSL 3.5" in build, build
-    logs = compose("logs", "--no-color", "--no-log-prefix", "nginx")
-    text = logs.stdout + logs.stderr
+    text = logs("nginx")
     assert not re.findall(r"^.*\[(?:warn|emerg|alert|crit)\].*$", text, re.M)
 
 

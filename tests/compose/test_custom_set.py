@@ -11,7 +11,7 @@ import pytest
 
 from stack.custom_set import assert_serves_the_custom_set, make_custom_set
 from stack.stacks import ExternalStack
-from test_compose import compose, recreate
+from test_compose import compose, logs, recreate
 
 pytestmark = pytest.mark.skipif(
     any(not os.environ.get(v) for v in ("COMPOSE_PROJECT_NAME", "AVATAR_HTTPS_PORT", "AVATAR_CA")),
@@ -58,8 +58,7 @@ def test_a_directory_that_is_not_a_set_stops_nginx_with_one_line_naming_the_sett
         done = compose("up", "-d", "--wait", "--wait-timeout", "60", "--no-build", "--force-recreate",
                        "--no-deps", "nginx", env=env, check=False)
         assert done.returncode != 0
-        logs = compose("logs", "--no-color", "--no-log-prefix", "nginx", env=env)
-        lines = [line for line in (logs.stdout + logs.stderr).splitlines() if "AVATAR_IMAGES_DIR" in line]
+        lines = [line for line in logs("nginx", env=env).splitlines() if "AVATAR_IMAGES_DIR" in line]
         assert lines and all(line == lines[0] for line in lines), lines
         assert lines[0].startswith(f"nginx-entrypoint: AVATAR_IMAGES_DIR={tmp_path}: not a complete image set"), lines[0]
     finally:
