@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# make test's head start (the first step of `make test`): builds, in the background while the first layers
-# run, the one-time tools later layers need, slowest first: docker compose v2 from its Go module (the compose
-# layer; 3-10 minutes of a fresh 2-core machine), then the Ansible layer's Debian 12 and 13 systemd host
-# images (debootstrap: mostly downloads) and Pebble (its Go module). Nothing is skipped or trusted: each
-# layer still calls the same tools/docker.sh functions, which wait for the lock a build here holds and then
-# check the result themselves; a background build that failed is done again, and fails loudly, in the
-# foreground. Returns at once; already-provisioned machines return from the checks in a second.
+# make test's head start (the first step of `make test`): makes, in the background while the first layers
+# run, the one-time things later layers need: docker compose v2 (the compose layer; Debian 13's package,
+# tools/docker.sh compose_v2_ready), the Ansible layer's Debian 12 and 13 systemd host images (debootstrap:
+# mostly downloads) and Pebble (built from its Go module: minutes of a fresh 2-core machine). Nothing is
+# skipped or trusted: each layer still calls the same tools/docker.sh functions, which wait for the lock a
+# build here holds and then check the result themselves; a background build that failed is done again, and
+# fails loudly, in the foreground. Returns at once; already-provisioned machines return from the checks in a
+# second.
 # Log: .cache/prefetch.log. PREFETCH=0 turns it off.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
