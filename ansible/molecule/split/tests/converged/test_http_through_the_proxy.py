@@ -1,0 +1,37 @@
+"""The site through the proxy: the shared HTTP suite, and what Debian 13's clients get from a
+Debian 12 proxy (no HTTP/3, no Alt-Svc, a classic TLS group): tests/ansible/http3.sh h3_checks 0."""
+import re
+
+import foxmol
+
+
+def test_shared_http_suite_through_the_proxy(site, proxy, proxy_addr, proxy_ca, apps, network):
+    run = foxmol.stack_suite("stack-through-proxy", site=site, addr=proxy_addr, ca=proxy_ca,
+                             proxy=proxy, apps=apps, http3=False, pq=False, network=network)
+    assert run.rc == 0, foxmol.pytest_tail(run)
+
+
+def test_debian_12_proxy_serves_no_http3(site, proxy_addr, proxy_ca, network):
+    res = foxmol.trixie_client(network, proxy_ca, "curl", "-s", "-o", "/dev/null", "-w",
+                               "%{http_code} %{http_version}", "--http3-only", "--max-time", "10",
+                               "--cacert", "/ca.pem", "--resolve", f"{site}:443:{proxy_addr}",
+                               f"https://{site}/")
+    # curl --http3-only finds no QUIC listener: "000 0" (anything but the 302 over HTTP/3 passes)
+    assert res.stdout.strip() != "302 3", res
+
+
+def test_debian_12_proxy_sends_no_alt_svc(site, proxy_addr, proxy_ca):
+    code, headers = foxmol.https(proxy_addr, site, "/", proxy_ca)
+    assert code == "302"
+    assert not re.search(r"^alt-svc:", headers, re.I | re.M), headers
+
+
+def test_debian_12_proxy_gives_debian_13_openssl_x25519_when_it_offers_x25519mlkem768(
+        site, proxy_addr, proxy_ca, network):
+    res = foxmol.trixie_client(
+        network, proxy_ca, "sh", "-c",
+        'openssl s_client -connect "$1:443" -servername "$2" -groups X25519MLKEM768:X25519 '
+        "-CAfile /ca.pem </dev/null 2>&1", "sh", proxy_addr, site)
+    # OpenSSL 3.5 names a hybrid KEM "Negotiated TLS1.3 group: ...", a classic group "Peer Temp Key: X25519, ..."
+    groups = re.findall(r"^(?:Negotiated TLS1\.3 group: (\S+)|Peer Temp Key: ([^,]+),)", res.stdout, re.M)
+    assert [a or b for a, b in groups][:1] == ["X25519"], res.stdout[-2000:]
