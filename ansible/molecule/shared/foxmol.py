@@ -239,5 +239,6 @@ def https(addr: str, site: str, path: str, ca: str | Path, *curl_args: str) -> t
                           "--cacert", str(ca), "--resolve", f"{site}:443:{addr}",
                           f"https://{site}{path}", *curl_args],
                          capture_output=True, text=True, check=False)
-    head, _, code = res.stdout.rpartition("\r\n\r\n")
+    # text=True reads "\r\n" as "\n": the headers end with an empty line, then -w prints the code
+    head, _, code = res.stdout.rpartition("\n\n")
     return code.strip() or "000", head.replace("\r", "")
