@@ -114,6 +114,7 @@ def next_vars():
 @pytest.fixture(scope="module")
 def upgrade(proxy, proxy_addr, apps, app_address, site, next_vars) -> Upgrade:
     extra_vars, sha = next_vars
+    assert shutil.which("wrk"), "no wrk (Debian's package wrk: tests/ansible/molecule.sh installs it)"
     for app in apps:
         wait_until_answering(app_address[app])
     before_app_pid = {app: foxmol.app_pid(app) for app in apps}
