@@ -5,9 +5,20 @@ import re
 import foxmol
 
 
-def test_shared_http_suite_through_the_proxy(site, proxy, proxy_addr, proxy_ca, apps, network):
+# Nginx's upstream failure marks (max_fails=1 fail_timeout=10s, nginx/fox-avatar/upstream-keepalive.conf)
+# count with more than one server, and each worker keeps its own: after the suite's fallback test
+# stopped both services, a worker that marked both failed sends to the fallback for 10 s even once
+# another worker is served by an app host again, and an app host whose JVM is still starting fails
+# its first requests. So the suite's start returns once each service answers and the marks are over.
+FAIL_TIMEOUT_S = 10
+
+
+def test_shared_http_suite_through_the_proxy(site, proxy, proxy_addr, proxy_ca, apps, app_address, network):
+    ready = " && ".join(
+        f"timeout 90 sh -c 'until curl -sf -o /dev/null http://{app_address[app]}:8080/healthz; do sleep 0.5; done'"
+        for app in apps) + f" && sleep {FAIL_TIMEOUT_S}"
     run = foxmol.stack_suite("stack-through-proxy", site=site, addr=proxy_addr, ca=proxy_ca,
-                             proxy=proxy, apps=apps, http3=False, pq=False, network=network)
+                             proxy=proxy, apps=apps, http3=False, pq=False, network=network, app_ready=ready)
     assert run.rc == 0, foxmol.pytest_tail(run)
 
 
