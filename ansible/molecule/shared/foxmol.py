@@ -9,7 +9,7 @@ here reads them.
   start_playbook(...)             the same in the background: a Pending, .wait() gives the Run
   Run                             rc, log, recap, clean, unchanged, handler_changed(), excerpt()
   docker(*args), host_exec(host, *cmd), host_ip(host), nginx_pid(host), app_pid(host)
-  stack_suite(name, site=, addr=, ca=, proxy=, apps=, http3=, pq=, network=)
+  stack_suite(name, site=, addr=, ca=, proxy=, apps=, http3=, pq=, network=[, app_ready=])
                                   the shared HTTP suite (tests/stack, AVATAR_STACK=external) over
                                   HTTPS against a host; a Run-like result (rc, log, excerpt())
   trixie_client(network, ca, *cmd) Debian 13's curl/openssl (tools/docker.sh trixie_client_ready)
@@ -188,12 +188,14 @@ def app_pid(host: str) -> str:
 
 
 def stack_suite(name: str, *, site: str, addr: str, ca: str | Path, proxy: str, apps: list[str],
-                http3: bool, pq: bool, network: str) -> Run:
+                http3: bool, pq: bool, network: str, app_ready: str | None = None) -> Run:
     """The shared HTTP suite (tests/stack) against ADDR as SITE over HTTPS, verified against CA;
     the app hosts' services stopped and started through docker exec (the fallback tests); the
-    proxy's fallback log read the same way."""
+    proxy's fallback log read the same way. app_ready: a shell command the start runs after the
+    services' start (e.g. wait until each answers), before the suite goes on."""
     stop = " && ".join(f"docker exec {a} systemctl stop fox-avatar" for a in apps)
-    start = " && ".join(f"docker exec {a} systemctl start fox-avatar" for a in apps)
+    start = " && ".join([*(f"docker exec {a} systemctl start fox-avatar" for a in apps),
+                         *([app_ready] if app_ready else [])])
     env = dict(os.environ, AVATAR_STACK="external", AVATAR_HOST=site, AVATAR_ADDR=addr,
                AVATAR_HTTPS_PORT="443", AVATAR_HTTP_PORT="80", AVATAR_CA=str(ca),
                AVATAR_APP_STOP=stop, AVATAR_APP_START=start,
@@ -239,5 +241,6 @@ def https(addr: str, site: str, path: str, ca: str | Path, *curl_args: str) -> t
                           "--cacert", str(ca), "--resolve", f"{site}:443:{addr}",
                           f"https://{site}{path}", *curl_args],
                          capture_output=True, text=True, check=False)
-    head, _, code = res.stdout.rpartition("\r\n\r\n")
+    # text=True reads "\r\n" as "\n": the headers end with an empty line, then -w prints the code
+    head, _, code = res.stdout.rpartition("\n\n")
     return code.strip() or "000", head.replace("\r", "")
