@@ -239,5 +239,6 @@ def https(addr: str, site: str, path: str, ca: str | Path, *curl_args: str) -> t
                           "--cacert", str(ca), "--resolve", f"{site}:443:{addr}",
                           f"https://{site}{path}", *curl_args],
                          capture_output=True, text=True, check=False)
-    head, _, code = res.stdout.rpartition("\r\n\r\n")
-    return code.strip() or "000", head.replace("\r", "")
+    # text mode has turned each \r\n into \n: the headers end at the last blank line
+    head, _, code = res.stdout.replace("\r\n", "\n").rpartition("\n\n")
+    return code.strip() or "000", head
