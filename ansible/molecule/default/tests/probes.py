@@ -124,9 +124,9 @@ _LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ p=(\d+) u=\S+ n=\S+
 
 
 def molecule_converge(log: str | Path) -> foxmol.Run:
-    """The first site.yml run in Molecule's ansible log (molecule.yml's ANSIBLE_LOG_PATH): the
-    converge step on the fresh host (create and destroy are Molecule's own playbooks; the syntax
-    check runs no play). Its exit code is not in the log: rc 0 is Molecule's word (a failed
+    """The first site.yml run after Molecule's last create in its ansible log (molecule.yml's
+    ANSIBLE_LOG_PATH): the converge step on the fresh host (create and destroy are Molecule's own
+    playbooks; the syntax check runs no play). Its exit code is not in the log: rc 0 is Molecule's word (a failed
     converge stops the sequence); the recap and the lines are the log's."""
     runs: dict[str, list[str]] = {}
     pid = None
@@ -136,9 +136,14 @@ def molecule_converge(log: str | Path) -> foxmol.Run:
             pid, line = m[1], m[2]
         if pid:
             runs.setdefault(pid, []).append(line)
+    converge = None
     for lines in runs.values():   # in the order the runs started
-        if any(line.startswith("PLAY [Pre-flight checks") for line in lines):
-            out = foxmol.workdir("logs") / "molecule-converge.log"
-            out.write_text("\n".join(lines) + "\n")
-            return foxmol.Run("molecule converge", 0, out, 0.0)
+        if "PLAY [Create] " in "\n".join(lines[:3]):   # Molecule's create: a fresh host again
+            converge = None
+        elif converge is None and any(line.startswith("PLAY [Pre-flight checks") for line in lines):
+            converge = lines
+    if converge:
+        out = foxmol.workdir("logs") / "molecule-converge.log"
+        out.write_text("\n".join(converge) + "\n")
+        return foxmol.Run("molecule converge", 0, out, 0.0)
     raise AssertionError(f"no run of site.yml in {log}: has Molecule's converge step run?")
