@@ -241,6 +241,6 @@ def https(addr: str, site: str, path: str, ca: str | Path, *curl_args: str) -> t
                           "--cacert", str(ca), "--resolve", f"{site}:443:{addr}",
                           f"https://{site}{path}", *curl_args],
                          capture_output=True, text=True, check=False)
-    # text=True reads "\r\n" as "\n": the headers end with an empty line, then -w prints the code
-    head, _, code = res.stdout.rpartition("\n\n")
-    return code.strip() or "000", head.replace("\r", "")
+    # text mode has turned each \r\n into \n: the headers end at the last blank line
+    head, _, code = res.stdout.replace("\r\n", "\n").rpartition("\n\n")
+    return code.strip() or "000", head

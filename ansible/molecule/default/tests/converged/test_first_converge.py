@@ -1,0 +1,14 @@
+"""Molecule's converge step on the fresh host, read from its log (tests/ansible/run.sh scenario 1).
+The second converge's changed=0 is Molecule's idempotence step."""
+
+
+def test_first_converge_succeeds(molecule_converge):
+    recap = molecule_converge.recap
+    assert recap and all(r["failed"] == 0 and r["unreachable"] == 0 for r in recap.values()), \
+        molecule_converge.excerpt()
+
+
+def test_first_converge_warns_about_nothing(molecule_converge):
+    """No [WARNING] line (e.g. a find on a directory a fresh host does not have yet)."""
+    warnings = [line for line in molecule_converge.text.splitlines() if line.startswith("[WARNING]")]
+    assert warnings == [], f"{molecule_converge.log}: {warnings}"

@@ -1,0 +1,11 @@
+"""The shared HTTP suite (tests/stack, AVATAR_STACK=external) over HTTPS against the host, its
+HTTP/3 and TLS-group tests through Debian 13's clients on the scenario's network (tests/ansible/run.sh
+scenario 1: AVATAR_HTTP3 and AVATAR_PQ are 1 on Debian 13, 0 on Debian 12)."""
+import foxmol
+from probes import SITE
+
+
+def test_shared_http_suite_passes_over_https(host_name, addr, network, modern, server_ca):
+    run = foxmol.stack_suite("stack-suite", site=SITE, addr=addr, ca=server_ca, proxy=host_name,
+                             apps=[host_name], http3=modern, pq=modern, network=network)
+    assert run.rc == 0, foxmol.pytest_tail(run)
