@@ -1,33 +1,63 @@
 #!/usr/bin/env bash
-# make test-ansible: the Molecule scenarios (ansible/molecule/*), each `molecule test -s NAME`
-# from ansible/ on the local systemd images (tools/docker.sh; nothing is pulled), side by side
-# (each has its own hosts). Today: preflight (the pre-flight cases against a fresh Debian 13 host).
-# Settings: FOX_MOLECULE_PREFIX names the containers (default foxmol).
+# make test-ansible: the playbook's Molecule scenarios (ansible/molecule/*), each `molecule test`
+# from ansible/ on the local systemd images (tools/docker.sh; nothing is pulled), side by side: each
+# run has its own hosts, network and ephemeral directory.
+#
+#   preflight          the pre-flight cases against a fresh Debian 13 host (nothing converged)
+#   default:bookworm   one host, proxy + app, Debian 12: check mode on the fresh host, converge,
+#                      idempotence, verify (host, the shared HTTP suite, no HTTP/3), then the
+#                      changes (self-signed renewal, files mode, a rejected release, own pictures)
+#   default:trixie     the same on Debian 13 (HTTP/3, X25519MLKEM768), then HTTP/3 off and on
+#   split              a proxy and two app hosts; the rolling upgrade under load
+#   acme               acme mode against Pebble, real http-01 validation
+#
+# Settings: MOLECULE_SCENARIOS (runs to do, e.g. "split acme" or "default:trixie"; default all of the
+# above); FOX_MOLECULE_PREFIX names the containers and networks (default foxmol); MOLECULE_KEEP=1
+# keeps the hosts of a failed run (--destroy never) and its ephemeral directory, for debugging.
 . "$(dirname "$0")/lib.sh"
-SCENARIOS=(${MOLECULE_SCENARIOS:-preflight})
+RUNS=(${MOLECULE_SCENARIOS:-preflight default:bookworm default:trixie split acme})
 
 section "prerequisites"
 ansible_prerequisites
+apt_need wrk   # split's rolling upgrade
 unset APT_PROXY
-systemd_image_ready trixie || die "no trixie systemd image"
-# No colour in the logs.
-export NO_COLOR=1 PY_COLORS=0
+for suite in bookworm trixie; do systemd_image_ready "$suite" || die "no $suite systemd image"; done
+trixie_client_ready >/dev/null || die "no Debian 13 client image (tools/docker.sh trixie_client_ready)"
+FOX_PEBBLE_BIN=$(pebble_ready) || die "Pebble could not be installed (tools/docker.sh pebble_ready)"
+FOX_PEBBLE_CERTS=$(pebble_certs_dir) || die "Pebble's test certificates not found"
+export FOX_PEBBLE_BIN FOX_PEBBLE_CERTS
+export NO_COLOR=1 PY_COLORS=0   # no colour in the logs
 molecule --version 2>/dev/null | head -n 1
 WORK=$(mktemp -d /tmp/fox-molecule.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+[ -n "${MOLECULE_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
+run_one() { # RUN (scenario[:suite]) -> $WORK/RUN.log, its exit code in $WORK/RUN.rc
+  local run=$1 scenario=${1%%:*} suite= t=$SECONDS rc
+  [[ $run == *:* ]] && suite=${run#*:}
+  mkdir -p "$WORK/$run.eph"
+  (cd ansible && MOLECULE_EPHEMERAL_DIRECTORY=$WORK/$run.eph ${suite:+FOX_SUITE=$suite} \
+     molecule test -s "$scenario" ${MOLECULE_KEEP:+--destroy never}) >"$WORK/$run.log" 2>&1
+  rc=$?
+  echo "$rc" >"$WORK/$run.rc"
+  echo "molecule test -s $scenario${suite:+ (FOX_SUITE=$suite)}: exit $rc, $((SECONDS - t)) s" | tee -a "$WORK/$run.log"
+}
+
+section "molecule test, ${#RUNS[@]} runs side by side: ${RUNS[*]}"
 pids=()
-for s in "${SCENARIOS[@]}"; do
-  (cd ansible && t=$SECONDS && molecule test -s "$s" >"$WORK/$s.log" 2>&1; rc=$?
-   echo "molecule test -s $s: exit $rc, $((SECONDS - t)) s" >>"$WORK/$s.log"; exit $rc) & pids+=($!)
-done
-for i in "${!SCENARIOS[@]}"; do
-  s=${SCENARIOS[$i]}
-  wait "${pids[$i]}"; rc=$?
-  section "molecule scenario $s"
-  # each case's outcome (the asserts' messages), the recap and the verdict
-  grep -E '"msg": |^(ok|fatal|failed):.*=> *$|^PLAY RECAP|^[a-z0-9-]+ +: ok=|^molecule test' "$WORK/$s.log" | tail -n 60
-  if [ "$rc" = 0 ]; then pass "molecule test -s $s"; else fail "molecule test -s $s (log below)"; tail -n 80 "$WORK/$s.log"; fi
+for run in "${RUNS[@]}"; do run_one "$run" & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p"; done
+
+for run in "${RUNS[@]}"; do
+  section "molecule: $run"
+  # the verifier's test lines and summaries, each playbook run's time, the recaps, the verdict
+  grep -E '^(PASSED|FAILED|ERROR) |^(tests/)?[a-z_/]+\.py::|passed|failed|^ansible-playbook |^shared HTTP suite |"msg": |^PLAY RECAP|^[a-z0-9-]+ +: ok=|^molecule test|^(INFO|WARNING|ERROR) +[a-z:]+ ➜|Action:' \
+    "$WORK/$run.log" | tail -n 80
+  if [ "$(cat "$WORK/$run.rc" 2>/dev/null)" = 0 ]; then
+    pass "molecule test: $run"
+  else
+    fail "molecule test: $run (the end of its log below; whole log $WORK/$run.log)"
+    tail -n 120 "$WORK/$run.log"
+  fi
 done
 
 section "summary"

@@ -6,7 +6,9 @@
 #  - the variable tables in ansible/README.md are the ones tools/ansible_vars.py makes from them;
 #  - `ansible-doc -t role` shows every variable of every role;
 #  - no role's meta/main.yml or defaults describe the image-name rule that images/names.regex
-#    held before it was removed.
+#    held before it was removed;
+#  - ansible-lint's production profile reports nothing on the playbook, the roles and the Molecule
+#    scenarios.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -38,6 +40,14 @@ done
 section "no role describes the removed image-name rule"
 check "no meta/main.yml or defaults/main.yml mentions names.regex or an image-name rule" \
   eval "! grep -rEil 'names\.regex|image-name rule' ansible/roles/*/meta ansible/roles/*/defaults"
+
+section "ansible-lint (production profile)"
+if (cd ansible && ansible-lint --nocolor site.yml roles/ molecule/ 2>&1) | tee "$WORK/lint.log" | tail -n 5 \
+   && grep -q 'Profile .production. was required, and it passed' "$WORK/lint.log"; then
+  pass "ansible-lint production profile reports nothing"
+else
+  fail "ansible-lint production profile reports nothing"
+fi
 
 section "summary"
 checks_summary tests/ansible/specs.sh

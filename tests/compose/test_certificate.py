@@ -1,5 +1,6 @@
 """The self-signed certificate under compose follows the one policy of every deployment
-(nginx/README.md, "The self-signed certificate"; the playbook's side: tests/ansible/selfsigned.sh):
+(nginx/README.md, "The self-signed certificate"; the playbook's side:
+ansible/molecule/default/tests/changes/bookworm/test_1_selfsigned_policy.py):
 ECDSA P-256, valid 365 days, made again at the next start when fewer than 30 days remain.
 
 Runs against the project tests/compose/run.sh started, like test_compose.py (whose helpers it
@@ -24,7 +25,7 @@ def certificate_days(pem):
 
 def test_generated_certificate_follows_the_self_signed_policy():
     """nginx/README.md, "The self-signed certificate": ECDSA P-256, valid 365 days (the playbook's
-    too: tests/ansible/selfsigned.sh)."""
+    too: ansible/molecule/default/tests/changes/bookworm/test_1_selfsigned_policy.py)."""
     text, days = certificate_days(volume_certificate())
     assert "id-ecPublicKey" in text and "prime256v1" in text, text
     assert days == 365

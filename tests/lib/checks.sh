@@ -1,10 +1,8 @@
-# Sourced by the shell test scenarios (tests/ansible/*.sh): named assertions, section headers, and
+# Sourced by the Ansible layer's runners (tests/ansible/*.sh): named assertions, section headers, and
 # the closing "N passed, N failed" line that CI reads.
 #   check NAME CMD...   runs CMD; PASS or FAIL under NAME (the scenario goes on either way)
 #   checks_summary WHAT prints the failures, WHAT's wall time (since $START) and the closing line;
 #                       returns non-zero when anything failed
-# And for Ansible logs: recap LOG (the PLAY RECAP host lines), ansible_log_excerpt LOG N (the last N
-# lines of tasks that changed or failed, with their TASK headers).
 PASSED=0
 FAILED=0
 FAILURES=()
@@ -21,9 +19,4 @@ checks_summary() {
   echo "$1 wall time: $((SECONDS - ${START:-0})) s"
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]
-}
-recap() { sed -n '/^PLAY RECAP/,$p' "$1" | grep -E '^[^ ]+ +: ok='; }
-ansible_log_excerpt() {
-  grep -E '^(changed|fatal|failed|FAILED|ERROR)|^TASK|^RUNNING HANDLER' "$1" \
-    | grep -B1 -E '^(changed|fatal|failed|FAILED|ERROR)' | grep -v '^--$' | tail -n "$2"
 }

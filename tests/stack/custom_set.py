@@ -82,17 +82,3 @@ def assert_serves_the_custom_set(stack, check_fallback=True):
     while b"<html>" in get(stack, "/?while=started").body:
         assert time.monotonic() < deadline, "the sidecar did not take over again within 60 s"
         time.sleep(0.5)
-
-
-def main():
-    """`python -m stack.custom_set` (cwd tests/, tools/ on PYTHONPATH): the checks above against the
-    external stack the AVATAR_* variables describe (tests/stack/stacks.py), AVATAR_IMAGES_DIR the set.
-    For a deployment that is not run by pytest (tests/ansible/run.sh)."""
-    import os
-    from stack.stacks import ExternalStack
-    assert_serves_the_custom_set(ExternalStack(os.environ))
-    print("custom set: served, only its pictures, every size and format, fallback agrees")
-
-
-if __name__ == "__main__":
-    main()

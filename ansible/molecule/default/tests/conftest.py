@@ -88,7 +88,7 @@ def server_ca_module(host_name):
 def files_mode():
     """files mode's settings with a certificate made here (a test CA and a leaf for the site):
     {"vars": the extra vars, "ca": the CA's file, "cert": the leaf's file}. The changes after files
-    mode keep these settings (the host stays in files mode), as tests/ansible/run.sh does."""
+    mode keep these settings (the host stays in files mode)."""
     import subprocess
     d = foxmol.workdir("files-mode")
     steps = [

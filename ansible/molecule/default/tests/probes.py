@@ -1,4 +1,4 @@
-"""What this scenario's tests look at, from outside the host (tests/ansible/http3.sh's probes, the
+"""What this scenario's tests look at, from outside the host (HTTP/3, Alt-Svc, the TLS group, the
 certificate served, the first converge's log):
 
   h3_get(network, ca, addr)        "<status> <HTTP version>" of GET / with Debian 13's curl --http3-only

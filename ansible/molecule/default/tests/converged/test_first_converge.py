@@ -1,4 +1,4 @@
-"""Molecule's converge step on the fresh host, read from its log (tests/ansible/run.sh scenario 1).
+"""Molecule's converge step on the fresh host, read from its log.
 The second converge's changed=0 is Molecule's idempotence step."""
 
 

@@ -1,5 +1,5 @@
 """HTTP/3 and the TLS group of the converged host, seen by Debian 13's curl and openssl in a container
-on the scenario's network (tests/ansible/http3.sh h3_checks): Debian 13 serves the 302 over HTTP/3,
+on the scenario's network: Debian 13 serves the 302 over HTTP/3,
 announces it in Alt-Svc, listens for QUIC on UDP 443 and negotiates X25519MLKEM768; Debian 12 does
 none of it and negotiates X25519. A classic client (this machine's OpenSSL 3.0) gets X25519 from both."""
 import probes

@@ -1,6 +1,6 @@
 """The shared HTTP suite (tests/stack, AVATAR_STACK=external) over HTTPS against the host, its
-HTTP/3 and TLS-group tests through Debian 13's clients on the scenario's network (tests/ansible/run.sh
-scenario 1: AVATAR_HTTP3 and AVATAR_PQ are 1 on Debian 13, 0 on Debian 12)."""
+HTTP/3 and TLS-group tests through Debian 13's clients on the scenario's network (AVATAR_HTTP3 and
+AVATAR_PQ are 1 on Debian 13, 0 on Debian 12)."""
 import foxmol
 from probes import SITE
 

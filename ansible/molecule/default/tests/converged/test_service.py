@@ -1,5 +1,4 @@
-"""The converged host's units, the service's user, its sandbox and its listener (tests/ansible/run.sh
-scenario 1: host_checks, listens_only_on)."""
+"""The converged host's units, the service's user, its sandbox and its listener."""
 import re
 
 import pytest

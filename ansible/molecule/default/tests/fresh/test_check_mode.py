@@ -1,4 +1,4 @@
-"""Check mode on the fresh host (tests/ansible/run.sh scenario 4): `--check --diff` runs through,
+"""Check mode on the fresh host: `--check --diff` runs through,
 shows the Nginx release it would make live, and installs and writes nothing."""
 import foxmol
 import pytest

@@ -1,5 +1,5 @@
 """The site through the proxy: the shared HTTP suite, and what Debian 13's clients get from a
-Debian 12 proxy (no HTTP/3, no Alt-Svc, a classic TLS group): tests/ansible/http3.sh h3_checks 0."""
+Debian 12 proxy (no HTTP/3, no Alt-Svc, a classic TLS group)."""
 import re
 
 import foxmol

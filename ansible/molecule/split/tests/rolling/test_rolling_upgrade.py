@@ -1,4 +1,4 @@
-"""A rolling upgrade under load (run.sh scenario 7): site.yml rolls a new jar out to the app hosts
+"""A rolling upgrade under load: site.yml rolls a new jar out to the app hosts
 while wrk loads the proxy for the whole run.
 
 The new jar is today's with one more entry (same code, another checksum); its staleness check is
@@ -164,7 +164,7 @@ def next_run(upgrade, next_vars) -> foxmol.Run:
 
 def rolling_order(log: str) -> list[str]:
     """The drain marks and restarts in the order they ran, each followed by the host it changed:
-    ["down", host, "restart", host, "back", host, ...] (run.sh's order check)."""
+    ["down", host, "restart", host, "back", host, ...]."""
     out, mark = [], None
     for line in log.splitlines():
         handler = re.match(r"^RUNNING HANDLER \[(.*)\]", line)

@@ -1,5 +1,4 @@
-"""The self-signed certificate policy on the converged Debian 12 host (tests/ansible/selfsigned.sh,
-run.sh scenario 8; nginx/README.md "The self-signed certificate"): ECDSA P-256, valid 365 days, for
+"""The self-signed certificate policy on the converged Debian 12 host (nginx/README.md "The self-signed certificate"): ECDSA P-256, valid 365 days, for
 the site; one with 20 days left (same key and names) is made again at the next converge, and Nginx
 is reloaded and serves it. Runs first of the changes: files mode (test_2) replaces the certificate."""
 import datetime

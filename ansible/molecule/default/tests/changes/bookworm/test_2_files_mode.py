@@ -1,5 +1,5 @@
-"""files mode with a provided certificate on the converged Debian 12 host (tests/ansible/run.sh
-scenario 3): Nginx serves exactly that certificate, HTTPS verifies against its CA, a second converge
+"""files mode with a provided certificate on the converged Debian 12 host:
+Nginx serves exactly that certificate, HTTPS verifies against its CA, a second converge
 changes nothing. The host stays in files mode for the changes after this one (conftest files_mode)."""
 import foxmol
 import probes

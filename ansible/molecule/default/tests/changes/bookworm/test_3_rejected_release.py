@@ -1,5 +1,5 @@
-"""A release `nginx -t` rejects, then a good one, on the Debian 12 host in files mode
-(tests/ansible/run.sh scenario 5): the rejected run fails loudly and never goes live (same release,
+"""A release `nginx -t` rejects, then a good one, on the Debian 12 host in files mode:
+the rejected run fails loudly and never goes live (same release,
 same Nginx master, still serving); the next good run (a changed value) switches to a new release
 with a reload, keeps the replaced one as `previous` and removes the rejected one."""
 import re

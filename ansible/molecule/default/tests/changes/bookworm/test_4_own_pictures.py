@@ -1,4 +1,4 @@
-"""A set of own pictures on the Debian 12 host in files mode (tests/ansible/run.sh scenario 9):
+"""A set of own pictures on the Debian 12 host in files mode:
 `make images SRC=... OUT=...` (tests/stack/custom_set.py), then fox_avatar_images_src: Nginx reloaded
 (same master PID), the set served and only it, every size and format, the fallback agrees with the
 sidecar; then the fox set again."""
@@ -11,7 +11,7 @@ from probes import SITE
 from stack.custom_set import assert_serves_the_custom_set, make_custom_set
 from stack.stacks import ExternalStack
 
-# run.sh's good release (test_3) set this; keeping it, the own set changes the images alone
+# the good release (test_3) set this; keeping it, the own set changes the images alone
 KEEP = {"fox_avatar_nginx_images_max_age": 3600}
 
 

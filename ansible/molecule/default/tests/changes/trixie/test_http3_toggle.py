@@ -1,5 +1,5 @@
-"""HTTP/3 off and back on, on the converged Debian 13 host (tests/ansible/http3.sh h3_toggle_*,
-run.sh scenario 1b): with fox_avatar_nginx_http3=false no QUIC listener, no Alt-Svc, no HTTP/3, and
+"""HTTP/3 off and back on, on the converged Debian 13 host:
+with fox_avatar_nginx_http3=false no QUIC listener, no Alt-Svc, no HTTP/3, and
 HTTPS over TCP still answers; back to the default, HTTP/3 again after a reload (the same Nginx
 master); the next converge changes nothing."""
 from types import SimpleNamespace
