@@ -35,7 +35,7 @@ run_one() { # RUN (scenario[:suite]) -> $WORK/RUN.log, its exit code in $WORK/RU
   local run=$1 scenario=${1%%:*} suite= t=$SECONDS rc
   [[ $run == *:* ]] && suite=${run#*:}
   mkdir -p "$WORK/$run.eph"
-  (cd ansible && MOLECULE_EPHEMERAL_DIRECTORY=$WORK/$run.eph ${suite:+FOX_SUITE=$suite} \
+  (cd ansible && env MOLECULE_EPHEMERAL_DIRECTORY="$WORK/$run.eph" ${suite:+FOX_SUITE=$suite} \
      molecule test -s "$scenario" ${MOLECULE_KEEP:+--destroy never}) >"$WORK/$run.log" 2>&1
   rc=$?
   echo "$rc" >"$WORK/$run.rc"
