@@ -31,15 +31,17 @@ molecule --version 2>/dev/null | head -n 1
 WORK=$(mktemp -d /tmp/fox-molecule.XXXXXX)
 [ -n "${MOLECULE_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
-run_one() { # RUN (scenario[:suite]) -> $WORK/RUN.log, its exit code in $WORK/RUN.rc
-  local run=$1 scenario=${1%%:*} suite= t=$SECONDS rc
+# A run's files are named NAME: the run with "-" for ":" (a path with a colon cannot be mounted:
+# the verifiers mount certificates from the ephemeral directory into client containers).
+run_one() { # RUN (scenario[:suite]) -> $WORK/NAME.log, its exit code in $WORK/NAME.rc
+  local run=$1 name=${1//:/-} scenario=${1%%:*} suite= t=$SECONDS rc
   [[ $run == *:* ]] && suite=${run#*:}
-  mkdir -p "$WORK/$run.eph"
-  (cd ansible && env MOLECULE_EPHEMERAL_DIRECTORY="$WORK/$run.eph" ${suite:+FOX_SUITE=$suite} \
-     molecule test -s "$scenario" ${MOLECULE_KEEP:+--destroy never}) >"$WORK/$run.log" 2>&1
+  mkdir -p "$WORK/$name.eph"
+  (cd ansible && env MOLECULE_EPHEMERAL_DIRECTORY="$WORK/$name.eph" ${suite:+FOX_SUITE=$suite} \
+     molecule test -s "$scenario" ${MOLECULE_KEEP:+--destroy never}) >"$WORK/$name.log" 2>&1
   rc=$?
-  echo "$rc" >"$WORK/$run.rc"
-  echo "molecule test -s $scenario${suite:+ (FOX_SUITE=$suite)}: exit $rc, $((SECONDS - t)) s" | tee -a "$WORK/$run.log"
+  echo "$rc" >"$WORK/$name.rc"
+  echo "molecule test -s $scenario${suite:+ (FOX_SUITE=$suite)}: exit $rc, $((SECONDS - t)) s" | tee -a "$WORK/$name.log"
 }
 
 section "molecule test, ${#RUNS[@]} runs side by side: ${RUNS[*]}"
@@ -48,15 +50,16 @@ for run in "${RUNS[@]}"; do run_one "$run" & pids+=($!); done
 for p in "${pids[@]}"; do wait "$p"; done
 
 for run in "${RUNS[@]}"; do
+  name=${run//:/-}
   section "molecule: $run"
   # the verifier's test lines and summaries, each playbook run's time, the recaps, the verdict
   grep -E '^(PASSED|FAILED|ERROR) |^(tests/)?[a-z_/]+\.py::|passed|failed|^ansible-playbook |^shared HTTP suite |"msg": |^PLAY RECAP|^[a-z0-9-]+ +: ok=|^molecule test|^(INFO|WARNING|ERROR) +[a-z:]+ ➜|Action:' \
-    "$WORK/$run.log" | tail -n 80
-  if [ "$(cat "$WORK/$run.rc" 2>/dev/null)" = 0 ]; then
+    "$WORK/$name.log" | tail -n 80
+  if [ "$(cat "$WORK/$name.rc" 2>/dev/null)" = 0 ]; then
     pass "molecule test: $run"
   else
-    fail "molecule test: $run (the end of its log below; whole log $WORK/$run.log)"
-    tail -n 120 "$WORK/$run.log"
+    fail "molecule test: $run (the end of its log below; whole log $WORK/$name.log)"
+    tail -n 120 "$WORK/$name.log"
   fi
 done
 
