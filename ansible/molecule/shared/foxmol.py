@@ -15,6 +15,8 @@ here reads them.
   trixie_client(network, ca, *cmd) Debian 13's curl/openssl (tools/docker.sh trixie_client_ready)
                                   in a container on the scenario's network
   https(addr, site, path, ca)     (status, headers) of one HTTPS GET from the control machine
+  first_converge()                Molecule's converge step (the first site.yml run after its create),
+                                  read from the scenario's Ansible log: a Run (recap, lines; rc 0)
 """
 from __future__ import annotations
 
@@ -118,6 +120,7 @@ def _playbook_cmd(args, extra_vars, limit) -> list[str]:
 def _env(extra: dict | None = None) -> dict:
     env = dict(os.environ, ANSIBLE_CONFIG=str(ANSIBLE_DIR / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_FORCE_COLOR="0", ANSIBLE_DEPRECATION_WARNINGS="false")
+    env.pop("ANSIBLE_LOG_PATH", None)   # Molecule's own runs' log (first_converge): not these runs'
     env.update(extra or {})
     return env
 
@@ -244,3 +247,35 @@ def https(addr: str, site: str, path: str, ca: str | Path, *curl_args: str) -> t
     # text mode has turned each \r\n into \n: the headers end at the last blank line
     head, _, code = res.stdout.replace("\r\n", "\n").rpartition("\n\n")
     return code.strip() or "000", head
+
+
+# Lines of Ansible's log file: "2026-11-24 00:53:50,650 p=28946 u=root n=ansible INFO| text"; a
+# message of several lines continues without the prefix.
+_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ p=(\d+) u=\S+ n=\S+ \w+\| ?(.*)$")
+
+
+def first_converge() -> Run:
+    """Molecule's converge step: the first site.yml run (its pre-flight play) after Molecule's last
+    create, in the log every playbook of the scenario appends to. A scenario that reads it sets, in
+    molecule.yml, provisioner.env.ANSIBLE_LOG_PATH: ${MOLECULE_EPHEMERAL_DIRECTORY}/ansible.log
+    (Molecule keeps its converge's output to itself). The exit code is not in the log: rc 0 is
+    Molecule's word (a failed converge stops the sequence); the recap and the lines are the log's."""
+    log = Path(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "ansible.log")
+    runs: dict[str, list[str]] = {}
+    pid = None
+    for line in log.read_text(errors="replace").splitlines():
+        m = _LOG_LINE.match(line)
+        if m:
+            pid, line = m[1], m[2]
+        if pid:
+            runs.setdefault(pid, []).append(line)
+    converge = None
+    for lines in runs.values():   # in the order the runs started
+        if "PLAY [Create] " in "\n".join(lines[:3]):   # Molecule's create: fresh hosts again
+            converge = None
+        elif converge is None and any(line.startswith("PLAY [Pre-flight checks") for line in lines):
+            converge = lines
+    assert converge, f"no run of site.yml after the hosts' creation in {log}: has Molecule's converge run?"
+    out = workdir("logs") / "molecule-converge.log"
+    out.write_text("\n".join(converge) + "\n")
+    return Run("molecule converge", 0, out, 0.0)

@@ -3,7 +3,7 @@
 Molecule runs pytest with the files of one stage (verify tests/fresh, tests/converged,
 tests/changes/<suite>); tests/pytest.ini makes this directory the root, so every stage gets these
 fixtures. The shared helpers are ansible/molecule/shared/foxmol.py; what this scenario's tests look
-at on the host (HTTP/3, listeners, certificates, the first converge's log) is tests/probes.py.
+at on the host (HTTP/3, listeners, certificates) is tests/probes.py.
 """
 import os
 import sys
@@ -22,10 +22,6 @@ import foxmol  # noqa: E402
 import probes  # noqa: E402
 from probes import SITE  # noqa: E402
 from testinfra.utils.ansible_runner import AnsibleRunner  # noqa: E402
-
-# Molecule's playbooks (create, converge, idempotence, ...) log to ANSIBLE_LOG_PATH (molecule.yml);
-# the verifier's own runs (foxmol.playbook) must not mix into it: they log to files of their own.
-MOLECULE_ANSIBLE_LOG = os.environ.pop("ANSIBLE_LOG_PATH", None)
 
 
 @pytest.fixture(scope="session")
@@ -62,8 +58,7 @@ def modern(suite):
 @pytest.fixture(scope="session")
 def molecule_converge():
     """Molecule's converge step (the first run of site.yml on the fresh host), from its log."""
-    assert MOLECULE_ANSIBLE_LOG, "ANSIBLE_LOG_PATH is not set: run the verifier through Molecule"
-    return probes.molecule_converge(MOLECULE_ANSIBLE_LOG)
+    return foxmol.first_converge()
 
 
 def _server_ca(host_name):

@@ -1,5 +1,5 @@
 """What this scenario's tests look at, from outside the host (HTTP/3, Alt-Svc, the TLS group, the
-certificate served, the first converge's log):
+certificate served):
 
   h3_get(network, ca, addr)        "<status> <HTTP version>" of GET / with Debian 13's curl --http3-only
   alt_svc(addr, ca)                the Alt-Svc header of GET / over HTTPS (TCP), or None
@@ -11,7 +11,6 @@ certificate served, the first converge's log):
   udp_443(host)                    the host's UDP listeners on port 443 (testinfra host)
   served_certificate(addr)         the certificate the host serves for the site (DER)
   certificate(pem) / fingerprint(der_or_cert)  cryptography's view; SHA-256 hex
-  molecule_converge(log)           the first converge Molecule ran (its lines in ANSIBLE_LOG_PATH)
 """
 from __future__ import annotations
 
@@ -116,34 +115,3 @@ def fingerprint(cert: bytes | x509.Certificate) -> str:
 
 def lifetime_days(cert: x509.Certificate) -> int:
     return (cert.not_valid_after_utc - cert.not_valid_before_utc).days
-
-
-# Lines of Ansible's log file: "2026-11-24 00:53:50,650 p=28946 u=root n=ansible INFO| text";
-# a message of several lines continues without the prefix.
-_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ p=(\d+) u=\S+ n=\S+ \w+\| ?(.*)$")
-
-
-def molecule_converge(log: str | Path) -> foxmol.Run:
-    """The first site.yml run after Molecule's last create in its ansible log (molecule.yml's
-    ANSIBLE_LOG_PATH): the converge step on the fresh host (create and destroy are Molecule's own
-    playbooks; the syntax check runs no play). Its exit code is not in the log: rc 0 is Molecule's word (a failed
-    converge stops the sequence); the recap and the lines are the log's."""
-    runs: dict[str, list[str]] = {}
-    pid = None
-    for line in Path(log).read_text(errors="replace").splitlines():
-        m = _LOG_LINE.match(line)
-        if m:
-            pid, line = m[1], m[2]
-        if pid:
-            runs.setdefault(pid, []).append(line)
-    converge = None
-    for lines in runs.values():   # in the order the runs started
-        if "PLAY [Create] " in "\n".join(lines[:3]):   # Molecule's create: a fresh host again
-            converge = None
-        elif converge is None and any(line.startswith("PLAY [Pre-flight checks") for line in lines):
-            converge = lines
-    if converge:
-        out = foxmol.workdir("logs") / "molecule-converge.log"
-        out.write_text("\n".join(converge) + "\n")
-        return foxmol.Run("molecule converge", 0, out, 0.0)
-    raise AssertionError(f"no run of site.yml in {log}: has Molecule's converge step run?")
