@@ -69,6 +69,8 @@ for run in "${RUNS[@]}"; do
   # the verifier's test lines and summaries, each playbook run's time, the recaps, the verdict
   grep -E '^(PASSED|FAILED|ERROR) |^(tests/)?[a-z_/]+\.py::|passed|failed|^ansible-playbook |^shared HTTP suite |"msg": |^PLAY RECAP|^[a-z0-9-]+ +: ok=|^molecule test|^(INFO|WARNING|ERROR) +[a-z:]+ ➜|Action:' \
     "$WORK/$name.log" | tail -n 80
+  # what a scenario reports having measured (split: the rolling upgrade's loads and timings)
+  sed -n '/ what was measured /,/^=/p' "$WORK/$name.log" | sed '$d'
   if [ "$(cat "$WORK/$name.rc" 2>/dev/null)" = 0 ]; then
     pass "molecule test: $run"
   else
