@@ -1,6 +1,19 @@
-# Sourced by the test layers, the bench and images/draw.sh: apt_need PKG... installs the Debian packages that are missing,
-# running 'apt-get update' at most once per process and waiting for a dpkg lock held by another
-# install (several layers may install at once). Idempotent.
+# Sourced by the test layers, the bench and images/draw.sh: apt_need PKG... installs the Debian packages that are missing.
+# Idempotent. Every 'apt-get update' and 'install' of every process that provisions runs under one
+# machine-wide lock (apt_locked): this machine image's apt configuration deletes the downloaded .deb
+# files after each update, so an update from one layer (or tools/prefetch.sh) while another layer
+# installs made that install fail with "cannot access archive". 'apt-get update' runs at most once
+# per process.
+apt_locked() { # CMD...: run CMD under the machine's apt lock (waits up to 30 minutes)
+  (
+    flock -w 1800 8 || { echo "apt: timed out waiting for /run/lock/fox-avatar-apt.lock" >&2; exit 1; }
+    "$@"
+  ) 8>/run/lock/fox-avatar-apt.lock
+}
+_apt_update_install() { # PKG...
+  if [ -z "${_APT_UPDATED:-}" ]; then apt-get -o DPkg::Lock::Timeout=600 update -qq || return 1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@" >/dev/null
+}
 apt_need() {
   local missing=() p
   for p in "$@"; do
@@ -8,6 +21,6 @@ apt_need() {
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "apt: installing ${missing[*]}" >&2
-  if [ -z "${_APT_UPDATED:-}" ]; then apt-get -o DPkg::Lock::Timeout=600 update -qq; _APT_UPDATED=1; fi
-  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt_locked _apt_update_install "${missing[@]}" || return 1
+  _APT_UPDATED=1
 }

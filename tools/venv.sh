@@ -4,16 +4,15 @@
 _root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 _venv="$_root/.venv"
 _req="$_root/tools/requirements.txt"
-if ! command -v python3 >/dev/null; then
-  apt-get update -qq && apt-get install -y -qq python3 python3-venv >/dev/null
-fi
+. "$_root/tools/apt.sh"   # apt_need: under the machine's apt lock
+command -v python3 >/dev/null || apt_need python3 python3-venv
 mkdir -p "$_root/.cache"
 # Serialise (re)builds: two layers starting at once must not install over each other.
 exec 9>"$_root/.cache/venv.lock"
 flock 9
 if [ ! -x "$_venv/bin/python" ] || ! cmp -s "$_req" "$_venv/.requirements.txt"; then
   echo "venv: installing pinned requirements into $_venv" >&2
-  python3 -m venv "$_venv" || { apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$_venv"; }
+  python3 -m venv "$_venv" || { apt_need python3-venv && python3 -m venv "$_venv"; }
   "$_venv/bin/pip" install -q --disable-pip-version-check -r "$_req"
   cp "$_req" "$_venv/.requirements.txt"
 fi
