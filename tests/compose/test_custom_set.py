@@ -1,7 +1,8 @@
 """Compose serving a set of someone's own pictures: AVATAR_IMAGES_DIR names a directory made by
 `make images SRC=... OUT=...` anywhere on the machine; both services mount it read-only, Nginx
 renders its site file from it at start. `/` answers only its pictures, every size and format is
-served, the fallback agrees (tests/stack/custom_set.py, the loopback stack's checks); a directory
+served, the fallback agrees, and the files of the set served before redirect into it, both ways
+(tests/stack/custom_set.py, the loopback stack's checks); a directory
 that is not a complete set stops Nginx with one line naming AVATAR_IMAGES_DIR."""
 import os
 import shutil
@@ -9,7 +10,8 @@ import tempfile
 
 import pytest
 
-from stack.custom_set import assert_serves_the_custom_set, make_custom_set
+from foxavatar.imageset import read_manifest
+from stack.custom_set import REPO, assert_retired_names_redirect, assert_serves_the_custom_set, make_custom_set
 from stack.stacks import ExternalStack
 from test_compose import compose, logs, recreate
 
@@ -45,10 +47,14 @@ def test_avatar_images_dir_serves_a_set_of_own_pictures_in_both_services(own_set
             listed = compose("exec", "-T", service, "cat", f"{target}/manifest.tsv").stdout
             assert listed == (own_set / "manifest.tsv").read_text(), f"{service}: not the set's manifest"
         assert_serves_the_custom_set(external_stack(own_set))
+        # a redirect cached before the change names a fox-set file: it lands on the own set
+        assert_retired_names_redirect(external_stack(own_set), read_manifest(REPO / "images"))
     finally:
         recreate()
     fox = compose("exec", "-T", "nginx", "grep", "-c", "^legacy", "/srv/fox-avatar/images/manifest.tsv")
     assert fox.stdout.strip() == "21", "without AVATAR_IMAGES_DIR the fox set is served again"
+    # ... and one cached while the own set was served lands on the fox set
+    assert_retired_names_redirect(external_stack(REPO / "images"), read_manifest(own_set))
 
 
 def test_a_directory_that_is_not_a_set_stops_nginx_with_one_line_naming_the_setting(tmp_path):

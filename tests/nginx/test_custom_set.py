@@ -11,7 +11,8 @@ import tempfile
 
 import pytest
 
-from stack.custom_set import assert_serves_the_custom_set, make_custom_set
+from foxavatar.imageset import read_manifest
+from stack.custom_set import REPO, assert_retired_names_redirect, assert_serves_the_custom_set, make_custom_set
 from stack.stacks import LoopbackStack
 from test_browser import serve_page, browser, wait_for_images  # noqa: F401 (fixture)
 
@@ -35,6 +36,11 @@ def stack():
 
 def test_loopback_serves_a_set_of_own_pictures_and_only_it(stack):
     assert_serves_the_custom_set(stack)
+
+
+def test_a_redirect_cached_before_the_set_changed_never_leads_to_a_404(stack):
+    """The fox set's files are the ones a keyed redirect cached before the change names."""
+    assert_retired_names_redirect(stack, read_manifest(REPO / "images"))
 
 
 @pytest.fixture(scope="module")

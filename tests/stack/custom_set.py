@@ -4,6 +4,7 @@ pictures that stop below the top of the ladder, and a fallback that agrees with 
 
     out = make_custom_set(tmp_dir)        # three pictures: 600 px (up to 512), 200 px (transparent, up to 192), 300 px (up to 256)
     assert_serves_the_custom_set(stack)   # stack.images_dir is that set
+    assert_retired_names_redirect(stack, read_manifest(REPO / "images"))   # after a set change
 """
 import subprocess
 import time
@@ -13,7 +14,7 @@ from PIL import Image, ImageDraw
 
 from foxavatar.imageset import read_manifest
 from stack.client import get, while_stopped
-from stack.images import assert_served_image, redirect_entry, redirect_target
+from stack.images import IMMUTABLE, assert_served_image, redirect_entry, redirect_target
 
 REPO = Path(__file__).resolve().parents[2]
 ACCEPTS = {"avif": "image/avif,image/webp,*/*", "webp": "image/webp,*/*", "png": "*/*"}
@@ -82,3 +83,34 @@ def assert_serves_the_custom_set(stack, check_fallback=True):
     while b"<html>" in get(stack, "/?while=started").body:
         assert time.monotonic() < deadline, "the sidecar did not take over again within 60 s"
         time.sleep(0.5)
+
+
+def assert_retired_names_redirect(stack, retired):
+    """A set change never leaves a cached redirect pointing at nothing: every content-addressed file
+    of the set served before (retired, a Manifest), which a keyed 302 still inside its max-age may
+    name, gets a 302 (never cached) to the current set's file of the same picture number (any
+    picture where the current set has fewer), size (the fill rule) and format, and that file is
+    served. Names that were never a set's file stay a 404."""
+    m = read_manifest(stack.images_dir)
+    gone = [e for e in retired.images if m.entry(e.path) is None]
+    assert gone, "the retired set shares every file with the served one: nothing to check"
+    for e in gone:
+        r = get(stack, "/" + e.path)
+        assert r.status == 302, (e.path, r.status)
+        assert r.header("Cache-Control") == "no-store", (e.path, r.header("Cache-Control"))
+        assert r.header("Access-Control-Allow-Origin") == "*", e.path
+        assert r.header("Strict-Transport-Security"), e.path
+        now = redirect_entry(stack, m, r)
+        fox = e.fox if e.fox in m.foxes else now.fox
+        assert "/" + now.path == m.answer(fox, min(s for s in m.sizes if s >= e.size)
+                                          if e.size <= m.sizes[-1] else m.sizes[-1], e.fmt), (e.path, now)
+    for e in gone[:: max(1, len(gone) // 12)]:      # the files they land on are served, cached for ever
+        target = redirect_entry(stack, m, get(stack, "/" + e.path))
+        served = get(stack, "/" + target.path)
+        assert_served_image(stack, m, target.path, served)
+        assert served.header("Cache-Control") == IMMUTABLE
+    name = gone[0].path
+    for never in ("/a/" + name.rsplit("/", 1)[1].rsplit(".", 2)[0] + ".zzz.png",   # no hash
+                  "/" + name + ".gif", "/a/x/" + name.rsplit("/", 1)[1], "/b/" + name.rsplit("/", 1)[1],
+                  "/" + name.replace(".", "-", 1)):
+        assert get(stack, never).status == 404, never

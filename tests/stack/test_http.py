@@ -109,7 +109,7 @@ def test_changed_etag_gets_the_full_image(stack, manifest):
     "/Renard-999.png", "/nope.png", "/Renard-1.PNG", "/Renard-1.png.bak", "/Renard-1",
     "/.Renard-1.png", "/-x.png", "/images/Renard-1.png", "/Renard-1.png/", "/healthz",
     "/draw.py", "/draw.sh", "/contact-sheet.py", "/index.html", "/images/", "/.well-known/acme-challenge/x",
-    "/manifest.tsv", "/a/", "/a", "/a/Renard-1-64.png", "/a/Renard-1-64.0000000000.png", "/drawing/fox.py",
+    "/manifest.tsv", "/a/", "/a", "/a/Renard-1-64.png", "/a/Renard-1-64.0000000000.gif", "/drawing/fox.py",
 ])
 def test_unknown_paths_are_nginx_404_never_java(stack, path):
     r = get(stack, path)
@@ -117,6 +117,16 @@ def test_unknown_paths_are_nginx_404_never_java(stack, path):
     # Nginx's own error page (the sidecar's 404 has an empty body).
     assert b"<center>nginx</center>" in r.body, r.body
     assert r.header("Cache-Control") is None, "a 404 must not be cached as an image"
+    assert_security_headers(r)
+
+
+def test_a_content_addressed_name_the_set_does_not_serve_is_sent_on_into_the_set(stack, manifest):
+    """An earlier set's file name (a cached keyed redirect may still name one; nginx/README.md,
+    "After a set change"): Nginx's 302, never cached, to this set's file of that picture, size and format."""
+    r = get(stack, "/a/Renard-1-64.0000000000.png")
+    assert r.status == 302 and b"<center>nginx</center>" in r.body, (r.status, r.body)
+    assert r.header("Cache-Control") == "no-store"
+    assert "/" + redirect_entry(stack, manifest, r).path == manifest.answer(1, 64, "png")
     assert_security_headers(r)
 
 
