@@ -20,10 +20,11 @@ FORMS = [
 ]
 METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 ORIGIN = "https://forum.example"     # every request comes from a page on another origin
+AGENT = "fox-avatar-method-parity"   # picks this test's lines out of the fallback log
 
 
 def send(stack, method, path):
-    headers = {"Origin": ORIGIN, "Accept": ACCEPT["chromium"][0]}
+    headers = {"Origin": ORIGIN, "Accept": ACCEPT["chromium"][0], "User-Agent": AGENT}
     if method == "OPTIONS":         # a CORS preflight, as a browser sends it
         headers.update({"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x-fox"})
     body = b"x" if method in ("POST", "PUT", "PATCH") else None
@@ -80,9 +81,9 @@ def test_every_answer_carries_the_header_set_and_the_fallback_gives_the_sidecars
     try:
         (answers,) = while_stopped([lambda m=m, p=p: send(stack, m, p) for m, p, _ in cases])
         if log_before is not None:   # the fallback log has each of them, its 405s too
-            new = stack.fallback_log()[len(log_before):].splitlines()
+            new = [line for line in stack.fallback_log()[len(log_before):].splitlines() if AGENT in line]
             logged = {m: sum(f'"{m} /' in line for line in new) for m in METHODS}
-            assert len(new) == len(cases) and logged == {m: len(FORMS) for m in METHODS}, new
+            assert logged == {m: len(FORMS) for m in METHODS}, new
         for (method, path, keyed), r in zip(cases, answers):
             if method != "HEAD":
                 assert by_fallback(r), f"{method} {path}: with the sidecar stopped, the answer must be Nginx's"
