@@ -104,7 +104,8 @@ step "the browser tests (tests/nginx/test_browser*.py) against the Debian 13 sta
 AVATAR_STACK=external AVATAR_HOST=localhost AVATAR_ADDR=127.0.0.1 \
 AVATAR_APP_STOP="docker compose stop app" \
 AVATAR_APP_START="docker compose up -d --wait --no-recreate app" \
-  python -m pytest -q -p no:cacheprovider tests/nginx/test_browser.py tests/nginx/test_browser_embed.py
+  python -m pytest -q -p no:cacheprovider tests/nginx/test_browser.py tests/nginx/test_browser_embed.py \
+    tests/nginx/test_browser_cors.py
 
 step "image sizes and idle memory"
 sleep 5   # let the post-test work settle

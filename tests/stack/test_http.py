@@ -10,6 +10,7 @@ import time
 import pytest
 
 from stack.client import get, raw, request, tls_context, tls_socket, while_stopped
+from stack.headers import assert_cors_headers
 from stack.images import assert_served_image, manifest, redirect_entry  # noqa: F401 (fixture)
 
 
@@ -28,6 +29,8 @@ def assert_security_headers(r, https=True):
     else:
         assert not hsts, "HSTS must not be sent over plain HTTP (RFC 6797 7.2)"
     assert r.headers.get("x-content-type-options") == ["nosniff"], f"{r.status}: {r.headers}"
+    # Cross-origin use, on every answer (the full set per URL form: test_headers_and_methods.py).
+    assert_cors_headers(r)
 
 
 # --- the avatar URL -----------------------------------------------------------
@@ -194,7 +197,7 @@ def test_http2_request_gets_the_redirect(stack):
 
 # --- headers on everything ------------------------------------------------------
 
-def test_hsts_and_nosniff_on_every_https_response(stack, manifest):
+def test_hsts_nosniff_and_cors_on_every_https_response(stack, manifest):
     name = manifest.paths()[0]
     etag = get(stack, f"/{name}").header("ETag")
     responses = {

@@ -79,6 +79,22 @@ class AvatarServerTest extends ServerOverHttp {
     }
 
     @Test
+    void no_answer_carries_cors_or_security_headers_nginx_sends_them_once() throws Exception {
+        // nginx/README.md "Headers on every answer": Nginx adds these to every answer, this service's too.
+        URI base = start("");
+        List<HttpResponse<String>> answers = List.of(send("GET", base.resolve("/?u=abc")),
+                send("GET", base.resolve("/avatar/" + "0".repeat(32) + "?s=64")), send("POST", base.resolve("/")),
+                send("OPTIONS", base.resolve("/avatar/x")), send("GET", base.resolve("/nope")));
+        for (HttpResponse<String> r : answers) {
+            for (String name : List.of("Access-Control-Allow-Origin", "Timing-Allow-Origin",
+                    "Strict-Transport-Security", "X-Content-Type-Options")) {
+                assertTrue(r.headers().firstValue(name).isEmpty(), r.statusCode() + ": " + name);
+            }
+        }
+        assertEquals(List.of(302, 302, 405, 405, 404), answers.stream().map(HttpResponse::statusCode).toList());
+    }
+
+    @Test
     void health_path_answers_200_ok_every_time() throws Exception {
         URI base = start("");
         for (int i = 0; i < 5; i++) {

@@ -1,0 +1,119 @@
+"""A real browser using avatars from another origin (docs/avatar-url.md "Cross-origin use"): a page
+served from http://127.0.0.1:PORT (the test's own little server) runs fetch(avatar, {mode: 'cors'}) on
+the stack's /avatar/<hash>?s=64, follows the 302, reads the image as a blob and decodes it
+(createImageBitmap); and draws an <img crossorigin="anonymous"> of another avatar on a canvas and reads
+its pixels (getImageData: a tainted canvas throws SecurityError). A cross-origin fetch checks CORS on
+every hop, so the 302 needs Access-Control-Allow-Origin as much as the image; Resource Timing shows the
+sizes only when every hop passes Timing-Allow-Origin. With the sidecar up, then stopped (the Nginx
+fallback's 302). Headless Debian Chromium (the fixtures of test_browser.py)."""
+import hashlib
+import time
+from urllib.parse import urlsplit
+
+import pytest
+
+from stack.client import get
+from stack.images import manifest  # noqa: F401 (fixture)
+from test_browser import serve_page, browser  # noqa: F401 (fixture)
+
+SIZE = 64
+
+READ_AVATARS = """
+const [fetchUrl, imgUrl, done] = arguments;
+(async () => {
+  const out = {};
+  try {
+    const r = await fetch(fetchUrl, {mode: 'cors'});
+    const blob = await r.blob();
+    const bitmap = await createImageBitmap(blob);
+    Object.assign(out, {status: r.status, redirected: r.redirected, url: r.url, type: blob.type,
+                        bytes: blob.size, width: bitmap.width, height: bitmap.height});
+  } catch (e) { out.fetchError = e.name + ': ' + e.message; }
+  try {
+    const img = document.createElement('img');
+    img.crossOrigin = 'anonymous';
+    await new Promise((ok, ko) => {
+      img.onload = ok;
+      img.onerror = () => ko(new Error('the crossorigin <img> did not load'));
+      img.src = imgUrl;
+      document.body.appendChild(img);
+    });
+    const canvas = document.createElement('canvas');
+    canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    const px = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    const colours = new Set();
+    let opaque = 0;
+    for (let i = 0; i < px.length; i += 4) {
+      if (px[i + 3] > 0) opaque++;
+      colours.add((px[i] >> 4) << 8 | (px[i + 1] >> 4) << 4 | px[i + 2] >> 4);
+    }
+    out.canvas = {width: canvas.width, height: canvas.height, opaque, colours: colours.size};
+  } catch (e) { out.canvasError = e.name + ': ' + e.message; }
+  out.timing = performance.getEntriesByType('resource')
+    .filter(t => t.name === fetchUrl || t.name === out.url)
+    .map(t => ({name: t.name, transferSize: t.transferSize, redirectEnd: t.redirectEnd}));
+  return out;
+})().then(done, e => done({error: String(e)}));
+"""
+
+
+def avatar_url(stack, who):
+    return f"{stack.https_origin()}/avatar/{hashlib.md5(who.encode()).hexdigest()}?s={SIZE}"
+
+
+@pytest.fixture(scope="module")
+def page_url(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cors-page")
+    (root / "cors.html").write_text("<!doctype html>\n<html><head><title>another site</title></head>"
+                                    "<body><p>Avatars from elsewhere.</p></body></html>\n")
+    with serve_page(root, "cors.html") as page:
+        yield page
+
+
+def read_avatars(stack, manifest, driver, page_url, phase):
+    """Fetch one avatar and draw another from the page's origin; check what the page could read."""
+    # Fresh URLs and no HTTP cache: every hop goes to the stack in this phase.
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    driver.get(page_url)
+    assert urlsplit(driver.current_url).netloc != urlsplit(stack.https_origin()).netloc
+    fetch_url, img_url = avatar_url(stack, f"{phase}-fetch"), avatar_url(stack, f"{phase}-img")
+    driver.set_script_timeout(30)
+    out = driver.execute_async_script(READ_AVATARS, fetch_url, img_url)
+    assert "error" not in out and "fetchError" not in out, (phase, out)
+    assert out["status"] == 200 and out["redirected"], (phase, out)
+    path = urlsplit(out["url"]).path.lstrip("/")
+    e = manifest.entry(path)
+    assert e is not None and e.kind == "image", (phase, out["url"])
+    media = {f.ext: f.media_type for f in manifest.formats}[e.fmt]
+    assert out["type"] == media, (phase, out)
+    assert out["bytes"] == (stack.images_dir / path).stat().st_size, (phase, out)
+    assert (out["width"], out["height"]) == (e.size, e.size) == (SIZE, SIZE), (phase, out)
+    assert "canvasError" not in out, (phase, out)
+    c = out["canvas"]
+    assert (c["width"], c["height"]) == (SIZE, SIZE), (phase, c)
+    assert c["opaque"] > SIZE * SIZE // 4 and c["colours"] > 20, f"{phase}: a blank fox? {c}"
+    # Timing-Allow-Origin on the 302 and the image: the redirect's timing and the transfer are visible.
+    assert out["timing"] and all(t["transferSize"] > 0 and t["redirectEnd"] > 0 for t in out["timing"]), \
+        (phase, out["timing"])
+    return fetch_url
+
+
+def test_another_origin_fetches_and_draws_avatars_with_the_sidecar_up_and_down(
+        stack, manifest, browser, page_url):
+    fetched = read_avatars(stack, manifest, browser, page_url, "up")
+    assert b"<html>" not in get(stack, urlsplit(fetched).path + "?" + urlsplit(fetched).query).body, \
+        "the sidecar should be answering"
+    stack.stop_app()
+    try:
+        fetched = read_avatars(stack, manifest, browser, page_url, "down")
+        assert b"<html>" in get(stack, urlsplit(fetched).path + "?" + urlsplit(fetched).query).body, \
+            "with the sidecar stopped, the 302 must be the fallback's"
+    finally:
+        stack.start_app()
+        browser.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+    deadline = time.monotonic() + 30
+    while b"<html>" in get(stack, "/?while=started").body:
+        assert time.monotonic() < deadline, "the sidecar did not take over again within 30 s"
+        time.sleep(0.5)
