@@ -81,7 +81,9 @@ def test_every_answer_carries_the_header_set_and_the_fallback_gives_the_sidecars
     try:
         (answers,) = while_stopped([lambda m=m, p=p: send(stack, m, p) for m, p, _ in cases])
         if log_before is not None:   # the fallback log has each of them, its 405s too
-            new = [line for line in stack.fallback_log()[len(log_before):].splitlines() if AGENT in line]
+            new = stack.fallback_log()[len(log_before):].splitlines()
+            if any(AGENT in line for line in new):   # a full log names the User-Agent: only ours count
+                new = [line for line in new if AGENT in line]
             logged = {m: sum(f'"{m} /' in line for line in new) for m in METHODS}
             assert logged == {m: len(FORMS) for m in METHODS}, new
         for (method, path, keyed), r in zip(cases, answers):
