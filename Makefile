@@ -58,11 +58,15 @@ bench-report:
 # make images                      draw the fox set into images/ (images/draw.sh)
 # make images SRC=DIR [OUT=DIR] [PAD=1]   a folder of your own pictures -> an image set in OUT
 #                                   (default images/; docs/own-pictures.md)
+# SRC and OUT reach the script through the environment, exactly as typed: a folder name with a
+# newline, quotes, '$' or '`' is a name like any other.
+images: export PICTURES_SRC := $(value SRC)
+images: export PICTURES_OUT := $(value OUT)
 images:
-ifeq ($(strip $(SRC)),)
+ifeq ($(strip $(value SRC)),)
 	images/draw.sh $(OUT)
 else
-	images/pictures.sh "$(SRC)" "$(or $(OUT),images)" $(if $(filter-out 0,$(PAD)),--pad)
+	images/pictures.sh "$$PICTURES_SRC" "$${PICTURES_OUT:-images}" $(if $(filter-out 0,$(PAD)),--pad)
 endif
 
 clean:

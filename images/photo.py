@@ -10,25 +10,33 @@ colours, smooth gradients, noise), so they get their own encoder profile here (e
 the art one, measured on photo-like pictures (see PHOTO_SETTINGS).
 
 What a camera leaves in a photo is dealt with in load_square, in this order:
-  1. refuse what is not a picture we read (by content, not by file name), a picture whose header
-     says it decodes to more than MAX_PIXELS (before anything is decoded: a decompression bomb gets
-     no memory), or one whose shorter side is below MIN_SIDE;
-  2. an animated picture (GIF, WebP, AVIF, APNG) gives its first frame;
+  1. refuse what is not a regular file we may read (open_regular: a FIFO is never waited on), what
+     is not a picture we read (by content, not by file name), a picture whose header says it
+     decodes to more than MAX_PIXELS (before anything is decoded: a decompression bomb gets no
+     memory), a PNG whose compressed text inflates past PNG_TEXT_CHUNK / PNG_TEXT_MEMORY, or one
+     whose shorter side is below MIN_SIDE;
+  2. an animated picture (GIF, WebP, AVIF, APNG, a multi-page TIFF) gives its first frame, without
+     reading the others (however many it has or claims);
   3. JPEGs are decoded at the smallest DCT scale (1/2, 1/4, 1/8) that still covers the largest
      rung (draft mode): the same output quality at a fraction of the time and memory;
   4. the EXIF orientation is applied (the pixels are turned, the tag dropped);
   5. an embedded ICC profile converts the colours to sRGB (LittleCMS, perceptual intent);
-     CMYK and greyscale become RGB;
+     CMYK, Lab, greyscale (8, 16 or 32-bit, or float), 1-bit and palette pictures become RGB;
   6. transparency is kept (RGBA) if any pixel is not opaque, else the picture is RGB;
   7. a centred square is cut from a non-square picture (pad=True: the picture is kept whole,
      centred on a transparent square instead);
   8. a fresh image is built from the pixels alone: no EXIF, XMP, ICC, comment or date survives,
      and the encoders are never given any.
 Everything is deterministic (same file, same Pillow: same bytes); every encoder runs single-threaded.
+Whatever a file holds, load_square answers a square or raises Refused with a one-line reason: it
+prints nothing (Pillow's warnings are silenced, its DecompressionBombWarning is the refusal).
 """
 import io
+import os
+import stat
+import warnings
 
-from PIL import Image, ImageCms, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageCms, ImageFile, PngImagePlugin, UnidentifiedImageError
 
 # Refused below this many pixels on the shorter side: the ladder's smallest rungs (32, 48) and the
 # common 64 px avatar must all come from real pixels, never upscaled.
@@ -41,8 +49,21 @@ MAX_PIXELS = 100_000_000
 # what cameras, phones and the web produce: no EPS/PDF (Ghostscript), no exotic plugin.
 READ_FORMATS = ("JPEG", "PNG", "WEBP", "AVIF", "GIF", "TIFF", "BMP")
 
-# Pillow's own bomb check, raised at open: ours comes first with a clearer message, this is a backstop.
+# A PNG's compressed text (zTXt, iTXt) and colour profile (iCCP) chunks are inflated when it is
+# opened, before any pixel: refused when one inflates past PNG_TEXT_CHUNK (Pillow's default, 1 MiB:
+# an ICC profile or a camera's XMP is a few KB to a few hundred) or all of them past
+# PNG_TEXT_MEMORY (Pillow's default is 64 MiB; we drop the text anyway). A 64 KB file whose text
+# inflates to gigabytes costs at most these.
+PNG_TEXT_CHUNK = 1 << 20
+PNG_TEXT_MEMORY = 16 << 20
+
+# Pillow's limits, set deliberately (they are process-wide). Its bomb check runs at open, from the
+# header: it warns (DecompressionBombWarning) above MAX_IMAGE_PIXELS and raises above twice that;
+# load_square makes the warning an error, so both are refused, in one line, with nothing printed.
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+ImageFile.LOAD_TRUNCATED_IMAGES = False        # a truncated file is refused, never padded with grey
+PngImagePlugin.MAX_TEXT_CHUNK = PNG_TEXT_CHUNK
+PngImagePlugin.MAX_TEXT_MEMORY = PNG_TEXT_MEMORY
 
 _SRGB = ImageCms.createProfile("sRGB")
 
@@ -79,37 +100,93 @@ def encode_photo(fmt, im):
     return out.getvalue()
 
 
+def open_regular(path):
+    """path opened for reading (a binary file object) if it is a regular file, else Refused. Opened
+    without blocking: a FIFO put where a picture was is refused, never waited on."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except PermissionError:
+        raise Refused("cannot be read: permission denied")
+    except OSError as e:
+        raise Refused(f"cannot be read: {e.strerror or e}")
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise Refused(f"{kind_of(mode)}, not a picture file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def kind_of(mode):
+    """What a file that is not a regular file or a directory is, in words."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+BOMB = f"decodes to more than {MAX_PIXELS // 1_000_000} megapixels (a decompression bomb?)"
+
+
+def _why(e):
+    """The one-line reason for an exception Pillow raised on a picture."""
+    if isinstance(e, (Image.DecompressionBombError, Image.DecompressionBombWarning)):
+        return BOMB
+    if isinstance(e, ValueError) and "MAX_TEXT_CHUNK" in str(e):
+        return (f"a PNG text or colour-profile chunk inflates to more than {PNG_TEXT_CHUNK >> 20} MB "
+                "(a decompression bomb?)")
+    if isinstance(e, ValueError) and "MAX_TEXT_MEMORY" in str(e):
+        return (f"the PNG's text chunks inflate to more than {PNG_TEXT_MEMORY >> 20} MB in all "
+                "(a decompression bomb?)")
+    if isinstance(e, MemoryError):
+        return "needs more memory than this machine gives (a decompression bomb?)"
+    if isinstance(e, UnidentifiedImageError):
+        return "not a picture in a format we read (" + ", ".join(READ_FORMATS) + ")"
+    detail = " ".join(str(e).split()) or type(e).__name__
+    return f"corrupt or truncated picture: {detail}"
+
+
 def load_square(path, pad=False, largest=512):
-    """The picture at path as a square RGB/RGBA image in sRGB, pixels only (see the module doc).
+    """The picture at path as (square, animated): a square RGB/RGBA image in sRGB, pixels only (see
+    the module doc), and whether the picture has more than one frame (only the first is used).
 
     largest: the biggest rung wanted (lets JPEGs decode at a reduced scale). Raises Refused."""
-    try:
-        im = Image.open(path, formats=READ_FORMATS)
-    except Image.DecompressionBombError:
-        raise Refused(f"decodes to more than {MAX_PIXELS // 1_000_000} megapixels (a decompression bomb?)")
-    except UnidentifiedImageError:
-        raise Refused("not a picture in a format we read (" + ", ".join(READ_FORMATS) + ")")
-    except OSError as e:
-        raise Refused(f"cannot be read: {e}")
-    with im:
-        w, h = im.size
-        if w * h > MAX_PIXELS:
-            raise Refused(f"{w}x{h} is {w * h / 1e6:.0f} megapixels, more than {MAX_PIXELS // 1_000_000} "
-                          "(a decompression bomb?)")
-        if min(w, h) < MIN_SIDE:
-            raise Refused(f"{w}x{h} is too small for an avatar: the shorter side must be at least {MIN_SIDE} px")
-        try:
-            return _square(im, pad, largest)
-        except Image.DecompressionBombError:
-            raise Refused(f"decodes to more than {MAX_PIXELS // 1_000_000} megapixels (a decompression bomb?)")
-        except (OSError, ValueError, SyntaxError, EOFError) as e:
-            raise Refused(f"corrupt or truncated picture: {e}")
-
-
-def frames(path):
-    """How many frames the picture at path has (1 unless animated)."""
-    with Image.open(path, formats=READ_FORMATS) as im:
-        return getattr(im, "n_frames", 1)
+    with warnings.catch_warnings():
+        # Pillow warns on stderr about what it can read anyway (corrupt EXIF, palette transparency...):
+        # not our user's business. Its bomb warning is a refusal.
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        with open_regular(path) as f:
+            if os.fstat(f.fileno()).st_size == 0:
+                raise Refused("empty file")
+            try:
+                im = Image.open(f, formats=READ_FORMATS)
+            except Exception as e:
+                raise Refused(_why(e)) from None
+            with im:
+                w, h = im.size
+                if w * h > MAX_PIXELS:
+                    raise Refused(f"{w}x{h} is {w * h / 1e6:.0f} megapixels, more than {MAX_PIXELS // 1_000_000} "
+                                  "(a decompression bomb?)")
+                if min(w, h) < MIN_SIDE:
+                    raise Refused(f"{w}x{h} is too small for an avatar: the shorter side must be at least {MIN_SIDE} px")
+                try:
+                    square = _square(im, pad, largest)
+                except Exception as e:
+                    raise Refused(_why(e)) from None
+                try:
+                    # Whether a second frame exists (GIF: one frame header read; the others: the
+                    # header's count). Never counted by walking every frame.
+                    animated = bool(getattr(im, "is_animated", False))
+                except Exception:
+                    animated = True                   # a broken second frame: the first one is used
+                return square, animated
 
 
 def _square(im, pad, largest):
@@ -156,7 +233,12 @@ def _has_alpha(im):
 
 def _to_srgb(im, icc):
     """RGB or RGBA in sRGB: the embedded profile (if any) converted, every mode normalised."""
-    if im.mode.startswith("I;16") or im.mode in ("I", "F"):
+    if im.mode == "F":
+        # Floating-point grey: 0..1 (the usual), or 0..255 if any value is above 1.
+        if im.getextrema()[1] <= 1.0:
+            im = im.point(lambda v: v * 255)
+        im = im.convert("L")
+    elif im.mode.startswith("I;16") or im.mode == "I":
         im = im.convert("I").point(lambda v: v / 256).convert("L")   # 16-bit grey: top 8 bits
     alpha = None
     if _has_alpha(im):

@@ -1,0 +1,593 @@
+"""`make images SRC=DIR OUT=DIR` against hostile input (issue 28): every bad input gets exactly one
+line on stderr naming the file (or the folder), escaped onto one line; a non-zero exit; no traceback;
+and OUT exactly as it was (byte for byte, modes and mtimes; still absent if it was absent), with no
+scratch left beside it. Valid oddities (CMYK, 16-bit, palette, alpha, thousands of frames, odd but
+legal names) must work instead, with nothing at all on stderr.
+
+The corpus is generated here at run time (no binary fixtures): bombs, truncated files, lying
+headers, huge dimensions in tiny files, animations with thousands of frames, names that are not
+UTF-8 or hold a newline, symlinks, FIFOs, devices, sockets, unreadable files, duplicates, a folder
+of 1,001 files, OUT overlapping SRC. Each input is one named test case, run through the real
+`make images` as a subprocess. Run as root, the subprocess drops CAP_DAC_OVERRIDE and
+CAP_DAC_READ_SEARCH (as an ordinary user would lack them), so that unreadable means unreadable.
+"""
+import ctypes
+import hashlib
+import io
+import os
+import re
+import shutil
+import signal
+import socket
+import stat
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from photos import photo
+from test_pictures import bomb_png
+
+ROOT = Path(__file__).resolve().parents[2]
+MAKE_ERROR = re.compile(r"make(\[\d+\])?: \*\*\* \[[^\]]*\] Error \d+")   # make's trailer of a failed recipe
+                                                                     # (make[1]: under an outer make)
+TIMEOUT = 120                                                     # s: a hang (a FIFO read) fails, not blocks
+GOOD = "good.png"                                                 # the picture beside each hostile one
+
+
+# ------------------------------------------------------------------ running the command
+def _drop_dac_capabilities():
+    """In the child, before exec: as root, lose the right to ignore file modes (PR_CAPBSET_DROP of
+    CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH: the exec'd make and everything under it lack them)."""
+    if os.geteuid() == 0:
+        libc = ctypes.CDLL(None, use_errno=True)
+        for cap in (1, 2):
+            if libc.prctl(24, cap, 0, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def modes_are_enforced():
+    """Whether a file of mode 000 is unreadable to the command (as an ordinary user, or root without
+    the DAC capabilities)."""
+    probe = Path(os.environ.get("TMPDIR", "/tmp")) / f".hostile-probe-{os.getpid()}"
+    probe.write_text("x")
+    probe.chmod(0)
+    try:
+        r = subprocess.run(["cat", str(probe)], capture_output=True, preexec_fn=_drop_dac_capabilities)
+        return r.returncode != 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        probe.unlink()
+
+
+class Run:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+    def lines(self):
+        """stderr's lines (Python's splitlines: a vertical tab or U+2028 splits too), make's own
+        'make: *** [...] Error N' trailer aside."""
+        lines = self.stderr.splitlines()
+        if self.returncode != 0 and lines and MAKE_ERROR.fullmatch(lines[-1]):
+            lines = lines[:-1]
+        return lines
+
+
+def make_images(src, out, *extra):
+    """`make -s images SRC=src OUT=out` (src, out: str or bytes paths), output decoded with U+FFFD
+    for any byte that is not UTF-8 (so a raw byte never passes for its escape)."""
+    args = [b"make", b"-s", b"-C", os.fsencode(ROOT), b"images",
+            b"SRC=" + os.fsencode(src), b"OUT=" + os.fsencode(out), *map(os.fsencode, extra)]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                         start_new_session=True, preexec_fn=_drop_dac_capabilities)
+    try:
+        stdout, stderr = p.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        pytest.fail(f"make images did not finish in {TIMEOUT} s (reading a FIFO? a bomb?)")
+    return Run(p.returncode, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"))
+
+
+def snapshot(path):
+    """Everything about the tree at path, not following symlinks: each entry's type, mode, mtime and
+    content (SHA-256 of a file, the target of a link, the names in a directory). None if absent."""
+    path = os.fsencode(path)
+    if not os.path.lexists(path):
+        return None
+    found = {}
+
+    def visit(p, rel):
+        st = os.lstat(p)
+        entry = (stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), st.st_mtime_ns, st.st_size)
+        if stat.S_ISLNK(st.st_mode):
+            entry += (os.readlink(p),)
+        elif stat.S_ISREG(st.st_mode):
+            with open(p, "rb") as f:
+                entry += (hashlib.sha256(f.read()).hexdigest(),)
+        elif stat.S_ISDIR(st.st_mode):
+            names = sorted(os.listdir(p))
+            entry += (tuple(names),)
+            for n in names:
+                visit(os.path.join(p, n), rel + b"/" + n)
+        found[rel] = entry
+
+    visit(path, b".")
+    return found
+
+
+def escaped(text):
+    """How the command prints a name: one line, repr-like (a newline as \\n, a byte that is not
+    UTF-8 as \\xNN, a backslash doubled), printable characters as they are."""
+    out = []
+    for c in text:
+        if c == "\\":
+            out.append("\\\\")
+        elif "\udc80" <= c <= "\udcff":
+            out.append(f"\\x{ord(c) - 0xdc00:02x}")
+        elif c.isprintable():
+            out.append(c)
+        else:
+            out.append(repr(c)[1:-1])
+    return "".join(out)
+
+
+# ------------------------------------------------------------------ the pictures
+def encoded(im, fmt, **kw):
+    b = io.BytesIO()
+    im.save(b, fmt, **kw)
+    return b.getvalue()
+
+
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def inflating_to(size, byte=b"\0"):
+    """zlib data of `size` bytes of `byte`: about size / 1000 bytes."""
+    z = zlib.compressobj(9)
+    block = byte * (1 << 20)
+    return b"".join(z.compress(block) for _ in range(size >> 20)) + z.compress(byte * (size & 0xFFFFF)) + z.flush()
+
+
+def png_with(before_idat=(), after_idat=(), side=80):
+    """A good PNG (a photo, side x side) with extra chunks before its image data, or after it."""
+    data = encoded(photo(side, side, 5), "PNG")
+    assert data[12:16] == b"IHDR"
+    return data[:33] + b"".join(before_idat) + data[33:-12] + b"".join(after_idat) + data[-12:]
+
+
+def raw_png(w, h, depth, colour_type, pixel):
+    """A PNG written by hand: every pixel `pixel` (the raw sample bytes), filter 0."""
+    z = zlib.compressobj(9)
+    row = b"\0" + pixel * w
+    idat = b"".join(z.compress(row) for _ in range(h)) + z.flush()
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, colour_type, 0, 0, 0))
+            + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
+def png_lying_size(path):
+    """IHDR says 4000x4000 (a valid CRC), the image data is for 80x80."""
+    data = bytearray(encoded(photo(80, 80, 6), "PNG"))
+    ihdr = bytes(data[12:16]) + struct.pack(">II", 4000, 4000) + bytes(data[24:29])
+    data[16:33] = ihdr[4:] + struct.pack(">I", zlib.crc32(ihdr))
+    path.write_bytes(bytes(data))
+
+
+def png_bad_crc(path):
+    data = bytearray(encoded(photo(80, 80, 6), "PNG"))
+    data[29] ^= 0xFF                                              # IHDR's CRC
+    path.write_bytes(bytes(data))
+
+
+def jpeg_claiming(path, w, h):
+    """A small JPEG whose frame header (SOF0) claims w x h."""
+    data = bytearray(encoded(photo(80, 80, 7), "JPEG", quality=80))
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = struct.pack(">HH", h, w)
+    path.write_bytes(bytes(data))
+
+
+def gif_screen(path, w, h):
+    """A small GIF whose logical screen claims w x h."""
+    data = bytearray(encoded(Image.new("P", (80, 80), 1), "GIF"))
+    data[6:10] = struct.pack("<HH", w, h)
+    path.write_bytes(bytes(data))
+
+
+def bmp_claiming(path, w, h):
+    data = bytearray(encoded(Image.new("RGB", (80, 80), (9, 9, 9)), "BMP"))
+    data[18:26] = struct.pack("<ii", w, h)
+    path.write_bytes(bytes(data))
+
+
+def tiff_claiming(path, w, h, strip_offset=None):
+    """An 8-bit greyscale TIFF written by hand: w x h, one strip of one byte (at strip_offset:
+    after the IFD unless told)."""
+    tags = [(256, 4, w), (257, 4, h), (258, 3, 8), (259, 3, 1), (262, 3, 1), (273, 4, None),
+            (277, 3, 1), (278, 4, h), (279, 4, 1)]
+    ifd_size = 2 + 12 * len(tags) + 4
+    data_at = 8 + ifd_size
+    ifd = struct.pack("<H", len(tags))
+    for tag, kind, value in tags:
+        value = (strip_offset if strip_offset is not None else data_at) if value is None else value
+        ifd += struct.pack("<HHI", tag, kind, 1) + (struct.pack("<HH", value, 0) if kind == 3 else struct.pack("<I", value))
+    path.write_bytes(b"II*\0" + struct.pack("<I", 8) + ifd + b"\0\0\0\0" + b"\x80")
+
+
+def webp_claiming(path, w, h):
+    """A lossless WebP whose VP8L header claims w x h (at most 16384 each)."""
+    data = bytearray(encoded(Image.new("RGB", (80, 80), (9, 9, 9)), "WEBP", lossless=True))
+    at = data.index(b"VP8L") + 8
+    assert data[at] == 0x2F and b"VP8X" not in data
+    bits = struct.unpack("<I", data[at + 1:at + 5])[0]
+    bits = (bits & ~((1 << 28) - 1)) | (w - 1) | ((h - 1) << 14)
+    data[at + 1:at + 5] = struct.pack("<I", bits)
+    path.write_bytes(bytes(data))
+
+
+def cut(fmt, keep, **kw):
+    """A maker of a picture in fmt cut to `keep` of its bytes (a fraction, or a count)."""
+    def make(path):
+        data = encoded(photo(200, 200, 8), fmt, **kw)
+        path.write_bytes(data[:keep if isinstance(keep, int) else int(len(data) * keep)])
+    return make
+
+
+def ztxt(keyword, size):
+    return chunk(b"zTXt", keyword + b"\0\0" + inflating_to(size, b"A"))
+
+
+def animation(fmt, count, **kw):
+    def make(path):
+        frames = [Image.new("RGB", (80, 80), (255, 0, 0) if i % 2 == 0 else (0, 0, 255)) for i in range(count)]
+        frames[0].save(path, fmt, save_all=True, append_images=frames[1:], duration=20, loop=0, **kw)
+    return make
+
+
+def apng_claiming_frames(path, count):
+    """A one-frame APNG whose animation control chunk claims `count` frames."""
+    data = encoded(Image.new("RGB", (80, 80), (255, 0, 0)), "PNG")
+    actl = chunk(b"acTL", struct.pack(">II", count, 0))
+    fctl = chunk(b"fcTL", struct.pack(">IIIIIHHBB", 0, 80, 80, 0, 0, 1, 10, 0, 0))
+    path.write_bytes(data[:33] + actl + fctl + data[33:])
+
+
+def corrupt_exif_jpeg(path):
+    """EXIF whose tags point past the end of their data (Pillow warns about them)."""
+    ifd = (struct.pack("<H", 3) + struct.pack("<HHII", 0x0112, 3, 1, 1) + struct.pack("<HHII", 0x8769, 4, 1, 99999)
+           + struct.pack("<HHII", 0x010F, 2, 5000, 77777) + b"\0\0\0\0")
+    Image.new("RGB", (80, 80), (0, 255, 0)).save(path, "JPEG", exif=b"Exif\0\0II*\0" + struct.pack("<I", 8) + ifd)
+
+
+def palette(path, fmt, **kw):
+    im = Image.new("P", (80, 80), 3)
+    im.putpalette([0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255] + [0] * 756)
+    im.save(path, fmt, **kw)
+
+
+# ------------------------------------------------------------------ the corpus: refused pictures
+# name -> (make(path), reason): a file of that name is made in SRC beside a good picture; the
+# command must refuse it in one line naming SRC/name (escaped) and holding `reason`.
+REFUSED = {
+    # bombs: compressed text, colour profiles, pixels
+    "ztxt-bomb.png": (lambda p: p.write_bytes(png_with([ztxt(b"Comment", 64 << 20)])), "text"),
+    "ztxt-bomb-after-image-data.png": (lambda p: p.write_bytes(png_with(after_idat=[ztxt(b"Comment", 64 << 20)])), "text"),
+    "itxt-bomb.png": (lambda p: p.write_bytes(png_with([chunk(b"iTXt", b"XML:com.adobe.xmp\0\1\0\0\0" + inflating_to(64 << 20))])), "text"),
+    "iccp-bomb.png": (lambda p: p.write_bytes(png_with([chunk(b"iCCP", b"icc\0\0" + inflating_to(64 << 20))])), "text"),
+    "ztxt-twenty-megabytes-in-small-chunks.png": (
+        lambda p: p.write_bytes(png_with([ztxt(f"k{i}".encode(), 1_000_000) for i in range(20)])), "text"),
+    "120-megapixels.png": (lambda p: p.write_bytes(raw_png(12000, 10000, 1, 0, b"")), "megapixels"),
+    "900-megapixels.png": (bomb_png, "megapixels"),
+    "jpeg-header-65000x65000.jpg": (lambda p: jpeg_claiming(p, 65000, 65000), "megapixels"),
+    "gif-screen-65535x65535.gif": (lambda p: gif_screen(p, 65535, 65535), "megapixels"),
+    "bmp-header-50000x50000.bmp": (lambda p: bmp_claiming(p, 50000, 50000), "megapixels"),
+    "tiff-header-100000x100000.tif": (lambda p: tiff_claiming(p, 100000, 100000), "megapixels"),
+    "webp-header-16384x16384.webp": (lambda p: webp_claiming(p, 16384, 16384), "megapixels"),
+    # truncated
+    "png-cut-in-image-data.png": (cut("PNG", 0.5, compress_level=0), "truncated"),
+    "png-cut-after-header.png": (cut("PNG", 40), "not a picture"),
+    "jpeg-cut-in-header.jpg": (cut("JPEG", 30), "truncated"),
+    "jpeg-cut-in-image-data.jpg": (cut("JPEG", 0.5), "truncated"),
+    "gif-cut.gif": (cut("GIF", 0.5), "truncated"),
+    "webp-cut.webp": (cut("WEBP", 0.5), ""),
+    "avif-cut.avif": (cut("AVIF", 0.5), ""),
+    "tiff-cut.tif": (cut("TIFF", 0.5), "truncated"),
+    "bmp-cut.bmp": (cut("BMP", 0.5), "truncated"),
+    # lying headers
+    "png-lying-size.png": (png_lying_size, ""),
+    "png-bad-header-crc.png": (png_bad_crc, "not a picture"),
+    "tiff-strip-past-the-end.tif": (lambda p: tiff_claiming(p, 100, 100, strip_offset=1 << 30), ""),
+    "a-zip-named.png": (lambda p: p.write_bytes(b"PK\x03\x04" + bytes(100)), "not a picture"),
+    "a-web-page.jpg": (lambda p: p.write_text("<!doctype html><title>pics</title>\n"), "not a picture"),
+    "empty.png": (lambda p: p.write_bytes(b""), "empty"),
+    # names: escaped on one line, and refused as a picture's id
+    "new\nline.png": (lambda p: photo(80, 80, 9).save(p, "PNG"), "control character"),
+    "tab\there.png": (lambda p: photo(80, 80, 9).save(p, "PNG"), "control character"),
+    "line\u2028separator.png": (lambda p: photo(80, 80, 9).save(p, "PNG"), "control character"),
+    os.fsdecode(b"caf\xe9-latin1.png"): (lambda p: photo(80, 80, 9).save(p, "PNG"), "UTF-8"),
+    # what is not a picture file
+    "fifo.png": (lambda p: os.mkfifo(p), "FIFO"),
+    "socket.png": (lambda p: _socket(p), "socket"),
+    "device.png": (lambda p: _device(p), "device"),
+    "unreadable.png": (lambda p: (photo(80, 80, 9).save(p, "PNG"), p.chmod(0)), "permission denied"),
+    # symlinks
+    "link-to-a-picture-outside.png": (lambda p: p.symlink_to(_outside_picture(p)), "outside"),
+    "link-to-etc-passwd.png": (lambda p: p.symlink_to("/etc/passwd"), "outside"),
+    "link-to-dev-zero.png": (lambda p: p.symlink_to("/dev/zero"), "outside"),
+    "link-to-parent.png": (lambda p: p.symlink_to(".."), "outside"),
+    "link-to-nothing.png": (lambda p: p.symlink_to("no-such-file.png"), "nothing"),
+    "link-to-itself.png": (lambda p: p.symlink_to(p.name), "loop"),
+    # duplicates: the same bytes twice is a copy made by mistake; a set of two identical pictures
+    # splits one picture's keys in two
+    "copy-of-good.png": (lambda p: shutil.copyfile(p.parent / GOOD, p), "same bytes"),
+    "hard-link-to-good.png": (lambda p: os.link(p.parent / GOOD, p), "same bytes"),
+    "link-to-good.png": (lambda p: p.symlink_to(GOOD), "same bytes"),
+}
+NEEDS_MODES = {"unreadable.png"}
+
+
+def _socket(path):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(str(path))
+    s.close()
+
+
+def _device(path):
+    """A character device: the kernel's /dev/null (mknod needs root, or CAP_MKNOD)."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("cannot make a device node here (not root)")
+
+
+def _outside_picture(link):
+    target = link.parent.parent / "outside.png"
+    photo(80, 80, 11).save(target, "PNG")
+    return target
+
+
+@pytest.fixture(scope="module")
+def previous(tmp_path_factory):
+    """A set made from one picture: what OUT holds before a refused run (copied for each test)."""
+    base = tmp_path_factory.mktemp("previous")
+    (base / "src").mkdir()
+    photo(100, 100, 3).save(base / "src" / "before.jpg")
+    r = make_images(base / "src", base / "set")
+    assert r.returncode == 0, r.stderr
+    return base / "set"
+
+
+def out_as(state, previous, parent):
+    out = parent / "out"
+    if state == "a previous set":
+        subprocess.run(["cp", "-a", str(previous), str(out)], check=True)
+    return out
+
+
+def assert_refused(r, named, reason, out, before, parent_before, parent):
+    """One line naming `named` (escaped) and holding `reason`, a failure, no traceback, OUT as it
+    was, nothing left beside it."""
+    assert r.returncode != 0, r.stdout
+    assert "Traceback" not in r.stderr + r.stdout, r.stderr
+    lines = r.lines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("pictures: "), lines[0]
+    assert named in lines[0], (named, lines[0])
+    assert reason.lower() in lines[0].lower(), lines[0]
+    assert snapshot(out) == before, "OUT changed"
+    assert sorted(os.listdir(parent)) == parent_before, "left beside OUT: scratch?"
+
+
+# Half the cases find a set in OUT, the other half no OUT at all (then it must still not exist):
+# alternating, so that every kind of refusal (a name, an entry, a read, a decode, a duplicate) is
+# seen with both.
+STATES = {name: ("a previous set", "no OUT")[i % 2] for i, name in enumerate(REFUSED)}
+
+
+@pytest.mark.parametrize("name", list(REFUSED), ids=[f"{escaped(n)}, {STATES[n]}" for n in REFUSED])
+def test_a_hostile_picture_is_refused_in_one_line(name, previous, tmp_path):
+    state = STATES[name]
+    if name in NEEDS_MODES and not modes_are_enforced():
+        pytest.skip("file modes are not enforced for this user (root without a way to drop capabilities)")
+    src = tmp_path / "pictures"
+    src.mkdir()
+    photo(80, 80, 1).save(src / GOOD)
+    make, reason = REFUSED[name]
+    make(src / name)
+    out = out_as(state, previous, tmp_path)
+    before, parent_before = snapshot(out), sorted(os.listdir(tmp_path))
+    r = make_images(src, out)
+    assert_refused(r, escaped(f"{src}/{name}"), reason, out, before, parent_before, tmp_path)
+    assert GOOD not in r.stderr or name.endswith("good.png"), r.stderr
+
+
+def test_the_whole_corpus_in_one_folder_gets_one_line_each_in_name_order(previous, tmp_path):
+    """Every hostile picture above in one SRC: one run lists them all (those refused from the
+    listing, a name, a link or a duplicate, and those refused on reading), one line each, in
+    file-name order. Of good.png and its three copies, copy-of-good.png comes first: it is the one
+    kept, good.png the copy refused."""
+    src = tmp_path / "pictures"
+    src.mkdir()
+    photo(80, 80, 1).save(src / GOOD)
+    names = [GOOD]
+    for name, (make, _) in REFUSED.items():
+        if name in NEEDS_MODES and not modes_are_enforced():
+            continue
+        make(src / name)
+        names.append(name)
+    names.remove("copy-of-good.png")
+    out = out_as("a previous set", previous, tmp_path)
+    before, parent_before = snapshot(out), sorted(os.listdir(tmp_path))
+    r = make_images(src, out)
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
+    assert [line.split(": ")[1] for line in r.lines()] == [escaped(f"{src}/{n}") for n in sorted(names)], r.stderr
+    assert snapshot(out) == before, "OUT changed"
+    assert sorted(os.listdir(tmp_path)) == parent_before, "left beside OUT: scratch?"
+
+
+# ------------------------------------------------------------------ the corpus: refused folders
+def _folder_of(n):
+    def make(tmp):
+        src = tmp / "thousand"
+        src.mkdir()
+        for i in range(n):
+            Image.new("RGB", (64, 64), (i % 256, i // 256, 7)).save(src / f"{i:04d}.png", compress_level=1)
+        return src, tmp / "out", src, f"{n} "
+    return make
+
+
+def _src(tmp, name="pictures"):
+    src = tmp / name
+    src.mkdir()
+    photo(80, 80, 1).save(src / GOOD)
+    return src
+
+
+def _unreadable_folder(tmp):
+    src = _src(tmp)
+    src.chmod(0)
+    return src, tmp / "out", src, "permission denied"
+
+
+def _out_not_writable(tmp):
+    """A set in OUT whose a/ may be written but not OUT itself: the new files would go into a/, and
+    the manifest naming them could not follow."""
+    out = tmp / "out"
+    (out / "a").mkdir(parents=True)
+    (out / "a" / "avatar-1-32.0123456789.png").write_bytes(b"old")
+    (out / "manifest.tsv").write_text("# a set was here\n")
+    out.chmod(0o555)
+    return _src(tmp), out, out, "cannot write"
+
+
+def _out_parent_not_writable(tmp):
+    parent = tmp / "locked"
+    parent.mkdir()
+    parent.chmod(0o555)
+    return _src(tmp), parent / "out", parent / "out", "cannot write"
+
+
+# name -> make(tmp) -> (src, out, the path the line must name, reason)
+FOLDERS = {
+    "a folder of 1001 pictures": _folder_of(1001),
+    "SRC does not exist": lambda tmp: (tmp / "nowhere", tmp / "out", tmp / "nowhere", "does not exist"),
+    "SRC is a file": lambda tmp: ((tmp / "x.png").write_bytes(b"x"), tmp / "x.png", tmp / "out", tmp / "x.png", "not a directory")[1:],
+    "SRC holds no picture": lambda tmp: ((tmp / "none").mkdir(), tmp / "none", tmp / "out", tmp / "none", "empty folder")[1:],
+    "SRC is unreadable": _unreadable_folder,
+    "SRC's name has a newline": lambda tmp: (lambda s: ((s / "bad.png").write_text("no"), s, tmp / "out", s / "bad.png", "not a picture")[1:])(_src(tmp, "pic\ntures")),
+    "OUT is SRC": lambda tmp: (lambda s: (s, s, s, "same folder"))(_src(tmp)),
+    "OUT is SRC through a symlink": lambda tmp: (lambda s: ((tmp / "link").symlink_to(s), s, tmp / "link", s, "same folder")[1:])(_src(tmp)),
+    "OUT inside SRC": lambda tmp: (lambda s: (s, s / "set", s, "inside"))(_src(tmp)),
+    "OUT inside SRC, two levels down": lambda tmp: (lambda s: ((s / "sets").mkdir(), s, s / "sets" / "new", s, "inside")[1:])(_src(tmp)),
+    "SRC inside OUT": lambda tmp: (lambda o: (o.mkdir(), (lambda s: (s, o, s, "inside"))(_src(o, "pictures")))[1])(tmp / "out"),
+    "SRC is OUT/a": lambda tmp: (lambda o: (o.mkdir(), (lambda s: (s, o, s, "inside"))(_src(o, "a")))[1])(tmp / "out"),
+    "OUT is a file": lambda tmp: ((tmp / "out").write_text("x"), _src(tmp), tmp / "out", tmp / "out", "not a directory")[1:],
+    "OUT's parent does not exist": lambda tmp: (_src(tmp), tmp / "no" / "out", tmp / "no" / "out", "does not exist"),
+    "OUT is not writable": _out_not_writable,
+    "OUT's parent is not writable": _out_parent_not_writable,
+}
+FOLDERS_NEED_MODES = {"SRC is unreadable", "OUT is not writable", "OUT's parent is not writable"}
+
+
+@pytest.mark.parametrize("name", list(FOLDERS))
+def test_a_hostile_folder_is_refused_in_one_line(name, tmp_path):
+    if name in FOLDERS_NEED_MODES and not modes_are_enforced():
+        pytest.skip("file modes are not enforced for this user (root without a way to drop capabilities)")
+    src, out, named, reason = FOLDERS[name](tmp_path)
+    parent = Path(os.path.dirname(out)) if os.path.isdir(os.path.dirname(out)) else tmp_path
+    before, parent_before = snapshot(out), sorted(os.listdir(parent))
+    src_before = snapshot(src) if os.access(src, os.R_OK) else None
+    try:
+        r = make_images(src, out)
+        assert_refused(r, escaped(str(named)), reason, out, before, parent_before, parent)
+        if src_before is not None:
+            assert snapshot(src) == src_before, "SRC changed"
+    finally:
+        for p in (src, out, out.parent):
+            if os.path.isdir(p) and not os.path.islink(p):
+                os.chmod(p, 0o755)
+
+
+# ------------------------------------------------------------------ the corpus: valid oddities
+def near(pixel, want, tolerance=40):
+    return all(abs(a - b) <= tolerance for a, b in zip(pixel, want))
+
+
+def solid(mode, value, fmt, **kw):
+    return lambda p: Image.new(mode, (80, 80), value).save(p, fmt, **kw)
+
+
+# name -> (make(path), the 64 px PNG's centre pixel wanted (RGB or RGBA), or None: any)
+VALID = {
+    "cmyk.jpg": (solid("CMYK", (0, 255, 255, 0), "JPEG", quality=95), (255, 0, 0)),
+    "cmyk.tif": (solid("CMYK", (0, 255, 255, 0), "TIFF"), (255, 0, 0)),
+    "grey-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 0, b"\x80\x00")), (128, 128, 128)),
+    "rgb-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 2, b"\xff\xff\x80\x00\x00\x00")), (255, 128, 0)),
+    "rgba-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 6, b"\xff\xff\x80\x00\x00\x00\x80\x00")), (255, 128, 0, 128)),
+    "grey-alpha-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 4, b"\x80\x00\x80\x00")), (128, 128, 128, 128)),
+    "grey-16-bit.tif": (solid("I;16", 32768, "TIFF"), (128, 128, 128)),
+    "grey-16-bit-big-endian.tif": (solid("I;16B", 32768, "TIFF"), (128, 128, 128)),
+    "grey-32-bit.tif": (solid("I", 32768, "TIFF"), (128, 128, 128)),
+    "grey-float-0-to-1.tif": (solid("F", 0.5, "TIFF"), (128, 128, 128)),
+    "lab.tif": (solid("LAB", (128, 128, 128), "TIFF"), (119, 119, 119)),
+    "rgba.tif": (solid("RGBA", (255, 0, 0, 128), "TIFF"), (255, 0, 0, 128)),
+    "one-bit.png": (solid("1", 1, "PNG"), (255, 255, 255)),
+    "grey-alpha.png": (solid("LA", (100, 128), "PNG"), (100, 100, 100, 128)),
+    "palette.png": (lambda p: palette(p, "PNG"), (0, 0, 255)),
+    "palette-alpha-bytes.png": (lambda p: palette(p, "PNG", transparency=bytes([255, 255, 255, 128])), (0, 0, 255, 128)),
+    "palette-transparent-index.gif": (lambda p: palette(p, "GIF", transparency=2), (0, 0, 255)),
+    "palette.bmp": (lambda p: palette(p, "BMP"), (0, 0, 255)),
+    "rgba.webp": (solid("RGBA", (0, 255, 0, 128), "WEBP", lossless=True), (0, 255, 0, 128)),
+    "a-jpeg-named.png": (solid("RGB", (0, 0, 255), "JPEG"), (0, 0, 255)),
+    "corrupt-exif.jpg": (corrupt_exif_jpeg, (0, 255, 0)),
+    "broken-icc-profile.jpg": (solid("RGB", (0, 0, 255), "JPEG", icc_profile=b"not a profile" * 20), (0, 0, 255)),
+    "5000-frames.gif": (animation("GIF", 5000), (255, 0, 0)),
+    "2000-frames.png": (animation("PNG", 2000), (255, 0, 0)),
+    "claims-2147483647-frames.png": (lambda p: apng_claiming_frames(p, 2**31 - 1), (255, 0, 0)),
+    "3000-pages.tif": (animation("TIFF", 3000), (255, 0, 0)),
+    "it's \"quoted\" $HOME `id`.png": (solid("RGB", (0, 0, 255), "PNG"), (0, 0, 255)),
+    "right-to-left\u202egnp.exe.png": (solid("RGB", (0, 0, 255), "PNG"), (0, 0, 255)),
+}
+
+
+@pytest.mark.parametrize("name", list(VALID), ids=[escaped(n) for n in VALID])
+def test_a_valid_oddity_works_with_nothing_on_stderr(name, tmp_path):
+    src = tmp_path / "pictures"
+    src.mkdir()
+    make, want = VALID[name]
+    make(src / name)
+    out = tmp_path / "out"
+    r = make_images(src, out)
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    assert escaped(name) in r.stdout.splitlines()[0], r.stdout
+    assert all(line.startswith("pictures: ") for line in r.stdout.splitlines()), r.stdout
+    (png,) = [line.split("\t")[1] for line in (out / "manifest.tsv").read_text().splitlines()
+              if line.startswith("image\t") and line.endswith("\t64\tpng")]
+    with Image.open(out / png) as im:
+        pixel = im.convert("RGBA" if len(want) == 4 else "RGB").getpixel((32, 32))
+    assert near(pixel, want), pixel
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "scratch left behind"
+
+
+def test_what_is_not_a_picture_file_but_ignored_stays_ignored(tmp_path):
+    """Hidden entries (a FIFO among them: never opened) and subfolders (an unreadable one, a link to
+    one inside) are not pictures and not refused; a link to a picture in a subfolder is followed."""
+    src = _src(tmp_path)
+    os.mkfifo(src / ".pipe")
+    (src / ".DS_Store").write_bytes(b"\0\1")
+    (src / "sub").mkdir()
+    photo(90, 90, 4).save(src / "sub" / "inside.png")
+    (src / "linked.png").symlink_to("sub/inside.png")
+    (src / "sub-link").symlink_to("sub")
+    (src / "locked").mkdir(mode=0)
+    try:
+        r = make_images(src, tmp_path / "out")
+    finally:
+        (src / "locked").chmod(0o755)
+    assert (r.returncode, r.stderr) == (0, ""), r.stderr
+    assert "pictures: 2 from" in r.stdout and "good.png .. linked.png" in r.stdout, r.stdout
