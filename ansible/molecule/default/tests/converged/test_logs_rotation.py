@@ -1,0 +1,73 @@
+"""Our logs' own directory and their retention on the converged host: /var/log/nginx/fox-avatar
+(root:adm 0750), /etc/logrotate.d/fox-avatar keeping them fox_avatar_nginx_log_retention_days (7)
+days beside Debian's rule for /var/log/nginx/*.log, logrotate's timer; a forced rotation rotates,
+Nginx writes the fresh file, and a rotated log older than 7 days is deleted."""
+import logprobe
+import pytest
+from logprobe import LOG_DIR
+
+DAYS = 7   # the default of fox_avatar_nginx_log_retention_days
+
+
+def test_logs_live_in_a_directory_of_their_own_for_the_operators(host):
+    d = host.file(LOG_DIR)
+    assert (d.is_directory, d.user, d.group, oct(d.mode)) == (True, "root", "adm", "0o750")
+
+
+def test_no_log_of_ours_is_left_where_debians_rule_rotates(host):
+    assert host.run("ls /var/log/nginx/fox-avatar.*").rc != 0
+
+
+def test_our_logrotate_rule_keeps_the_logs_7_days(host):
+    rule = host.file("/etc/logrotate.d/fox-avatar").content_string
+    print(rule)
+    for line in (f"{LOG_DIR}/*.log {{", f"rotate {DAYS}", f"maxage {DAYS}", "daily",
+                 "create 0640 www-data adm", "invoke-rc.d nginx rotate"):
+        assert line in rule
+
+
+def test_whole_logrotate_configuration_with_debians_nginx_rule_has_no_error(host):
+    """Two rules for one file would be 'duplicate log entry' (logrotate -d exits 1 on any error)."""
+    out = host.run("logrotate -d /etc/logrotate.conf")
+    errors = [line for line in out.stderr.splitlines() if line.startswith("error")]
+    assert out.rc == 0 and errors == [], errors
+    assert f"considering log {LOG_DIR}/access.log" in out.stderr + out.stdout
+
+
+def test_logrotate_timer_is_enabled_and_active(host):
+    timer = host.service("logrotate.timer")
+    assert timer.is_enabled and timer.is_running
+
+
+@pytest.fixture(scope="module")
+def rotated(host, host_name):
+    """A rotated log older than the retention, a recent one, then a forced rotation and a request."""
+    host.check_output(
+        f"cd {LOG_DIR} && rm -f access.log.* && echo old | gzip > access.log.2.gz && touch -d '{DAYS + 3} days ago' access.log.2.gz"
+        f" && echo recent | gzip > access.log.1.gz && touch -d '1 day ago' access.log.1.gz")
+    before = host.check_output(f"ls -l --time-style=+%F {LOG_DIR}")
+    out = host.run("logrotate -v -f /etc/logrotate.d/fox-avatar")
+    after = host.check_output(f"ls -l --time-style=+%F {LOG_DIR}")
+    print(before, out.stdout, out.stderr, after, sep="\n")
+    logprobe.send(host_name, logprobe.Visit("after-rotation"))
+    return out
+
+
+def test_forced_rotation_succeeds(rotated):
+    assert rotated.rc == 0, rotated.stderr
+
+
+def test_forced_rotation_keeps_the_last_log_uncompressed_and_the_recent_one(host, rotated):
+    assert host.file(f"{LOG_DIR}/access.log.1").exists
+    assert host.run(f"zcat {LOG_DIR}/access.log.2.gz").stdout == "recent\n"
+
+
+def test_rotated_log_older_than_7_days_is_deleted(host, rotated):
+    old = host.run(f"zgrep -lx old {LOG_DIR}/*.gz")
+    assert old.stdout == "", old.stdout
+
+
+def test_nginx_writes_the_fresh_log_after_rotation(host, rotated):
+    log = host.file(f"{LOG_DIR}/access.log")
+    assert (log.user, log.group, oct(log.mode)) == ("www-data", "adm", "0o640")
+    assert f"{logprobe.NETWORK} " in log.content_string
