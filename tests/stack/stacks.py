@@ -122,11 +122,13 @@ class ExternalStack(Stack):
 
 class LoopbackStack(loopback.LoopbackStack, Stack):
     """The stack of tools/foxavatar/loopback.py (shared with the benchmark); a missing prerequisite
-    skips (under CI=true: fails, tests/conftest.py)."""
+    skips (under CI=true: fails, tests/conftest.py). Its access log is "full" unless asked
+    otherwise: the tests find their requests in it by markers in the query (the default,
+    "anonymous", keeps no query: tests/nginx/test_private_logs.py checks it)."""
 
-    def __init__(self, images_dir=REPO / "images"):
+    def __init__(self, images_dir=REPO / "images", access_log_mode="full"):
         try:
-            super().__init__(images_dir)
+            super().__init__(images_dir, access_log_mode)
         except loopback.Unavailable as e:
             pytest.skip(str(e))
         # What the template decided for this Nginx (nginx -V), read from what it rendered.

@@ -185,9 +185,10 @@ def nginx_prefix(tmp, sites):
 
 
 def site_variables(host, http_port, https_port, app_port, cert, key, logs, acme_webroot,
-                   images_dir=REPO / "images", build=""):
-    """The per-deployment variables (nginx/README.md) of a stack on 127.0.0.1."""
-    return {
+                   images_dir=REPO / "images", build="", access_log_mode=None):
+    """The per-deployment variables (nginx/README.md) of a stack on 127.0.0.1; access_log_mode
+    None: the template's default (anonymous)."""
+    variables = {
         "avatar_server_name": host,
         "avatar_listen_addresses": ["127.0.0.1"],
         "avatar_http_port": http_port,
@@ -203,6 +204,9 @@ def site_variables(host, http_port, https_port, app_port, cert, key, logs, acme_
         "avatar_fallback_log": str(Path(logs) / "fallback.log"),
         "avatar_error_log": str(Path(logs) / "error.log"),
     }
+    if access_log_mode is not None:
+        variables["avatar_access_log_mode"] = access_log_mode
+    return variables
 
 
 def wait_for_port(port, proc, what, log, timeout=15):
@@ -221,8 +225,9 @@ def wait_for_port(port, proc, what, log, timeout=15):
 class LoopbackStack:
     kind = "loopback"
 
-    def __init__(self, images_dir=REPO / "images"):
+    def __init__(self, images_dir=REPO / "images", access_log_mode=None):
         self.images_dir = Path(images_dir)
+        self.access_log_mode = access_log_mode
         self.nginx = find_nginx()
         if not self.nginx:
             raise Unavailable("nginx is not installed (tests/nginx/run.sh and bench/run.sh install it)")
@@ -257,7 +262,7 @@ class LoopbackStack:
         self.variables = site_variables(
             self.host, self.http_port, self.https_port, self.app_port, certs["cert"], certs["key"],
             self.logs, self.acme_webroot, self.images_dir,
-            build=nginx_build(self.nginx))
+            build=nginx_build(self.nginx), access_log_mode=self.access_log_mode)
         self.main_conf = nginx_prefix(tmp, {"fox-avatar.conf": load_renderer()(self.variables)})
 
     def nginx_args(self, *extra):
