@@ -1,7 +1,9 @@
 """Our logs' own directory and their retention on the converged host: /var/log/nginx/fox-avatar
-(root:adm 0750), /etc/logrotate.d/fox-avatar keeping them fox_avatar_nginx_log_retention_days (7)
+(root:adm 0755 as Debian's, each log www-data:adm 0640), /etc/logrotate.d/fox-avatar keeping them fox_avatar_nginx_log_retention_days (7)
 days beside Debian's rule for /var/log/nginx/*.log, logrotate's timer; a forced rotation rotates,
 Nginx writes the fresh file, and a rotated log older than 7 days is deleted."""
+import time
+
 import logprobe
 import pytest
 from logprobe import LOG_DIR
@@ -9,9 +11,16 @@ from logprobe import LOG_DIR
 DAYS = 7   # the default of fox_avatar_nginx_log_retention_days
 
 
-def test_logs_live_in_a_directory_of_their_own_for_the_operators(host):
+def test_logs_live_in_a_directory_of_their_own_only_root_writes(host):
     d = host.file(LOG_DIR)
-    assert (d.is_directory, d.user, d.group, oct(d.mode)) == (True, "root", "adm", "0o750")
+    assert (d.is_directory, d.user, d.group, oct(d.mode)) == (True, "root", "adm", "0o755")
+
+
+def test_every_log_is_readable_by_the_operators_only(host):
+    """www-data:adm 0640, rotated ones too: none is world-readable."""
+    listing = host.check_output(f"stat -c '%n %U:%G %a' {LOG_DIR}/*")
+    print(listing)
+    assert {line.split(" ", 1)[1] for line in listing.splitlines()} == {"www-data:adm 640"}, listing
 
 
 def test_no_log_of_ours_is_left_where_debians_rule_rotates(host):
@@ -44,12 +53,19 @@ def rotated(host, host_name):
     """A rotated log older than the retention, a recent one, then a forced rotation and a request."""
     host.check_output(
         f"cd {LOG_DIR} && rm -f access.log.* && echo old | gzip > access.log.2.gz && touch -d '{DAYS + 3} days ago' access.log.2.gz"
-        f" && echo recent | gzip > access.log.1.gz && touch -d '1 day ago' access.log.1.gz")
+        f" && echo recent | gzip > access.log.1.gz && touch -d '1 day ago' access.log.1.gz"
+        f" && chown www-data:adm access.log.*.gz && chmod 0640 access.log.*.gz")
     before = host.check_output(f"ls -l --time-style=+%F {LOG_DIR}")
     out = host.run("logrotate -v -f /etc/logrotate.d/fox-avatar")
     after = host.check_output(f"ls -l --time-style=+%F {LOG_DIR}")
     print(before, out.stdout, out.stderr, after, sep="\n")
-    logprobe.send(host_name, logprobe.Visit("after-rotation"))
+    # Nginx's master and then each worker reopen the logs after the postrotate's signal: a few
+    # requests until one lands in the fresh file (at most 10 s)
+    for _ in range(20):
+        logprobe.send(host_name, logprobe.Visit("after-rotation"))
+        if host.file(f"{LOG_DIR}/access.log").size:
+            break
+        time.sleep(0.5)
     return out
 
 
