@@ -17,6 +17,8 @@
 #   AVATAR_IMAGES_MAX_AGE  Cache-Control max-age of the images, seconds
 #   AVATAR_APP_PORT        the port of the app service (its AVATAR_PORT: the same compose setting)
 #   AVATAR_TLS_NAMES       space-separated DNS names and IP addresses; the first is the subject CN
+#   AVATAR_ACCESS_LOG      anonymous | full | off: what the access log records (the template's
+#                          avatar_access_log_mode; docs/privacy.md)
 #
 #   AVATAR_IMAGES_DIR      (only named in messages) the host directory compose mounts read-only at
 #                          /srv/fox-avatar/images: the image set served (default: the repository's
@@ -55,6 +57,9 @@ need AVATAR_IMAGES_MAX_AGE
   || die "AVATAR_IMAGES_MAX_AGE: not a number of seconds (0-999999999): '$AVATAR_IMAGES_MAX_AGE'"
 https_port=$((10#$AVATAR_HTTPS_PORT)) app_port=$((10#$AVATAR_APP_PORT))
 max_age=$((10#$AVATAR_IMAGES_MAX_AGE))
+need AVATAR_ACCESS_LOG
+[[ $AVATAR_ACCESS_LOG =~ ^(anonymous|full|off)$ ]] \
+  || die "AVATAR_ACCESS_LOG: not anonymous, full or off: '$AVATAR_ACCESS_LOG'"
 need AVATAR_TLS_NAMES
 read -r -a name_list <<<"$AVATAR_TLS_NAMES"
 ((${#name_list[@]} > 0)) || die "AVATAR_TLS_NAMES: no name in '$AVATAR_TLS_NAMES'"
@@ -106,7 +111,7 @@ if ! err=$(python3 "$render" --images "$images" -o "$site_conf" \
       avatar_server_name=localhost 'avatar_listen_addresses=["*"]' \
       avatar_http_port="$listen_http" avatar_https_port="$listen_https" \
       avatar_tls_certificate="$cert" avatar_tls_certificate_key="$key" \
-      avatar_images_root="$images" \
+      avatar_images_root="$images" avatar_access_log_mode="$AVATAR_ACCESS_LOG" \
       avatar_access_log=/dev/stdout avatar_error_log=/dev/stderr avatar_fallback_log=/dev/stderr \
       avatar_runtime_include="$runtime_conf" 2>&1); then
   die "AVATAR_IMAGES_DIR=${AVATAR_IMAGES_DIR:-./images}: not a complete image set (make one with \`make images SRC=DIR OUT=DIR\`): $(tail -n1 <<<"$err")"

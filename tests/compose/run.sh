@@ -11,7 +11,8 @@
 #  6. tests/compose: the settings' files and defaults, both images' image set, the rendered site
 #     file + run-time include (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
 #     Nginx 1.26 starting without warnings, hardening, wrong settings, certificate, crash ->
-#     fallback + restart, --scale app=3; the TLS audit (testssl)
+#     fallback + restart, --scale app=3; private logs (AVATAR_ACCESS_LOG unset, full, off; the
+#     container logs' size cap); the TLS audit (testssl)
 #  7. `docker compose down -v`, then nothing of the project is left; also on failure (trap)
 #
 # Environment: CI=true makes a skipped test fail. The host's extra CA certificates
@@ -46,6 +47,9 @@ print(*[s.getsockname()[1] for s in socks])')
 # exported AVATAR_* cannot change the test (COMPOSE_ENV_FILES: no .env is read).
 for v in $(compgen -v AVATAR_); do unset "$v"; done
 export COMPOSE_ENV_FILES=/dev/null AVATAR_HTTPS_PORT=$https_port AVATAR_HTTP_PORT=$http_port
+# and the full access log: the tests find their requests in it by a probe in the query (the default,
+# anonymous, keeps no query; tests/compose/test_private_logs.py runs it, and off, and puts this back).
+export AVATAR_ACCESS_LOG=full
 EXTRA_CA_CERTS=$(cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true)
 export EXTRA_CA_CERTS
 
@@ -132,7 +136,7 @@ for c in $(docker compose ps -q); do
 done
 
 step "compose behaviour (tests/compose)"
-python -m pytest -q -p no:cacheprovider tests/compose
+AVATAR_TRIXIE_CLIENT=$trixie_client python -m pytest -q -p no:cacheprovider tests/compose
 
 step "docker compose down -v leaves nothing behind"
 docker compose down -v --remove-orphans --timeout 5 >/dev/null 2>&1

@@ -94,7 +94,8 @@ def same_cert(a, b):
 
 
 def access_log(probes, timeout=10):
-    """{probe: its line in Nginx's access log} (format `avatar`, on the container's output).
+    """{probe: its line in Nginx's access log} (format `avatar`: run.sh sets AVATAR_ACCESS_LOG=full;
+    on the container's output).
     Waits a little for lines still on their way to the log driver."""
     deadline = time.monotonic() + timeout
     while True:
@@ -282,7 +283,8 @@ def test_containers_run_as_non_root_with_read_only_root_and_no_capabilities(serv
 @pytest.mark.parametrize("setting, value", [("AVATAR_HTTPS_PORT", "84x3"),
                                              ("AVATAR_APP_PORT", "70000"),
                                              ("AVATAR_IMAGES_MAX_AGE", "7d"),
-                                             ("AVATAR_TLS_NAMES", "local/host")])
+                                             ("AVATAR_TLS_NAMES", "local/host"),
+                                             ("AVATAR_ACCESS_LOG", "verbose")])
 def test_wrong_nginx_setting_is_a_one_line_error_naming_it(setting, value):
     done = compose("run", "--rm", "--no-deps", "-T", "-e", f"{setting}={value}", "nginx", check=False)
     assert done.returncode == 2, (done.returncode, done.stderr)

@@ -22,6 +22,10 @@ public final class Main {
     public static void main(String[] args) {
         // Undertow and XNIO log through jboss-logging, which ignores slf4j-simple unless told.
         System.setProperty("org.jboss.logging.provider", "slf4j");
+        // Private logs (docs/privacy.md): Undertow's debug and trace lines name each request's path
+        // (/avatar/<e-mail hash>), so its loggers stay at info whatever level is asked for, the default
+        // one (-Dorg.slf4j.simpleLogger.defaultLogLevel=trace) or theirs by name. Before any logger exists.
+        System.setProperty("org.slf4j.simpleLogger.log.io.undertow", "info");
 
         Settings settings;
         ImageManifest images;

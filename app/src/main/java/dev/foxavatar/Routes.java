@@ -5,11 +5,16 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.Methods;
 import io.undertow.util.StatusCodes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The whole URL space: {@code /} (the avatar), {@code /avatar/...} (the Gravatar/Libravatar form of it),
  * {@code /healthz}, and {@code 404} for the rest.
  * Only {@code GET} and {@code HEAD} are allowed ({@code 405} with {@code Allow} otherwise).
+ * A handler that throws gets a {@code 500} and one log line naming the route and the exception's class
+ * and place, never the path, the query or the message (they can hold a key or an e-mail hash): left to
+ * Undertow, the exception would be logged with the request's path (UT005071).
  */
 public final class Routes implements HttpHandler {
     public static final String AVATAR_PATH = "/";
@@ -33,8 +38,25 @@ public final class Routes implements HttpHandler {
         return new Routes(avatar, new GravatarHandler(avatar), new HealthHandler());
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger("fox-avatar");
+
     @Override
     public void handleRequest(HttpServerExchange exchange) throws Exception {
+        try {
+            route(exchange);
+        } catch (Exception | LinkageError failed) {
+            StackTraceElement[] at = failed.getStackTrace();
+            LOG.error("request to {} failed: {} at {}", exchange.getRequestPath().startsWith(GRAVATAR_PREFIX)
+                    ? GRAVATAR_PREFIX : AVATAR_PATH, failed.getClass().getName(), at.length > 0 ? at[0] : "?");
+            if (!exchange.isResponseStarted()) {
+                exchange.setStatusCode(StatusCodes.INTERNAL_SERVER_ERROR);
+                exchange.getResponseHeaders().put(Headers.CONTENT_LENGTH, AvatarRedirectHandler.EMPTY_BODY_LENGTH);
+            }
+            exchange.endExchange();
+        }
+    }
+
+    private void route(HttpServerExchange exchange) throws Exception {
         String path = exchange.getRequestPath();
         HttpHandler target = AVATAR_PATH.equals(path) ? avatar
                 : path.startsWith(GRAVATAR_PREFIX) ? gravatar

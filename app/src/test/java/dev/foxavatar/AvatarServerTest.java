@@ -28,6 +28,32 @@ import org.junit.jupiter.api.Test;
 /** The real server over real HTTP: methods, paths, limits, concurrency, the graceful stop. */
 class AvatarServerTest extends ServerOverHttp {
     @Test
+    void a_failing_handler_gives_500_and_logs_the_route_never_the_path_or_the_message() throws Exception {
+        String hash = "8f14e45fceea167a5a36dedd4bea2543";
+        HttpHandler failing = exchange -> {
+            throw new IllegalStateException("broken for " + hash);
+        };
+        Settings settings = new Settings(0, "127.0.0.1", dir, "", 2);
+        URI base = start(settings, new Routes(failing, failing, failing));
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            for (String path : List.of("/?u=" + hash, "/avatar/" + hash)) {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(base.resolve(path)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(500, r.statusCode(), path);
+            }
+        } finally {
+            System.setErr(err);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        assertTrue(log.contains("request to / failed: java.lang.IllegalStateException at "), log);
+        assertTrue(log.contains("request to /avatar/ failed: java.lang.IllegalStateException at "), log);
+        assertFalse(log.contains(hash), log);
+    }
+
+    @Test
     void avatar_path_redirects_to_a_256_px_png_with_no_store_and_vary_accept() throws Exception {
         HttpResponse<String> r = send("GET", start("").resolve("/"));
         assertEquals(302, r.statusCode());
