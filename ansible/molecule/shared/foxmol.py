@@ -202,7 +202,7 @@ def stack_suite(name: str, *, site: str, addr: str, ca: str | Path, proxy: str, 
     env = dict(os.environ, AVATAR_STACK="external", AVATAR_HOST=site, AVATAR_ADDR=addr,
                AVATAR_HTTPS_PORT="443", AVATAR_HTTP_PORT="80", AVATAR_CA=str(ca),
                AVATAR_APP_STOP=stop, AVATAR_APP_START=start,
-               AVATAR_FALLBACK_LOG_CMD=f"docker exec {proxy} cat /var/log/nginx/fox-avatar.fallback.log",
+               AVATAR_FALLBACK_LOG_CMD=f"docker exec {proxy} cat /var/log/nginx/fox-avatar/fallback.log",
                AVATAR_HTTP3="1" if http3 else "0", AVATAR_PQ="1" if pq else "0",
                AVATAR_CLIENT_NETWORK=network, PYTHONPATH=str(REPO / "tools"))
     log, t = workdir("logs") / f"{name}.log", time.monotonic()

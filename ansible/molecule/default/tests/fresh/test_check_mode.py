@@ -6,7 +6,8 @@ import pytest
 # What a real run leaves on the host: none of it may exist after check mode.
 PACKAGES = ["nginx", "default-jre-headless"]
 PATHS = ["/etc/systemd/system/fox-avatar.service", "/etc/ssl/fox-avatar", "/etc/nginx/fox-avatar",
-         "/etc/nginx/fox-avatar-releases", "/opt/fox-avatar"]
+         "/etc/nginx/fox-avatar-releases", "/opt/fox-avatar", "/etc/logrotate.d/fox-avatar",
+         "/var/log/nginx/fox-avatar"]
 
 
 @pytest.fixture(scope="module")

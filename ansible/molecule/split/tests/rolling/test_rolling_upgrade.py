@@ -33,7 +33,7 @@ APPS = inventory_hosts()["apps"]
 LOADS = {"fresh": ["-c2", "-H", "Connection: close"], "reused": ["-c8"]}
 RELOAD = "fox_avatar_app : Reload Nginx on those proxies"
 MARK = "fox_avatar_app : Mark this host down in the upstream pools, or take the mark off"
-FALLBACK_LOG = "/var/log/nginx/fox-avatar.fallback.log"
+FALLBACK_LOG = "/var/log/nginx/fox-avatar/fallback.log"
 
 
 @dataclass
