@@ -16,6 +16,8 @@ import urllib.parse
 
 import pytest
 
+from stack.private_values import (FORWARDED_FOR, FULL_KEEPS, KEY, MD5, REFERER, SECRETS, SHA256, UNKNOWN,
+                                   USER_AGENT)
 from test_compose import compose, containers, inspect, logs
 
 NEEDED = ("COMPOSE_PROJECT_NAME", "COMPOSE_FILE", "AVATAR_HTTPS_PORT", "AVATAR_TRIXIE_CLIENT")
@@ -23,21 +25,6 @@ pytestmark = pytest.mark.skipif(
     any(not os.environ.get(v) for v in NEEDED),
     reason="needs a running compose project and the client image: run tests/compose/run.sh (make test-compose)")
 
-KEY = "fox.private.key@example.org"
-MD5 = "8f14e45fceea167a5a36dedd4bea2543"
-SHA256 = "c2f8a1d7e3b94f60a5d2e7c1b8f09a3d4e6c2b1a0f9e8d7c6b5a4f3e2d1c0b9a"
-REFERER = "https://forge.example/profile/private-referer-page"
-USER_AGENT = "PrivateAgent/7.7"
-FORWARDED_FOR = "203.0.113.77"
-UNKNOWN = "/private-unknown-path-4c6f67"
-
-SECRETS = {
-    "key": KEY, "key URL-encoded": urllib.parse.quote(KEY, safe=""), "key's local part": "fox.private.key",
-    "MD5": MD5, "MD5 upper case": MD5.upper(), "SHA-256": SHA256, "SHA-256 upper case": SHA256.upper(),
-    "Referer": REFERER, "Referer's page": "private-referer-page", "User-Agent": USER_AGENT,
-    "X-Forwarded-For": FORWARDED_FOR, "unknown path": UNKNOWN,
-}
-FULL_KEEPS = ["key URL-encoded", "MD5", "MD5 upper case", "SHA-256", "Referer", "User-Agent", "unknown path"]
 
 # Inside the project's network: Nginx's own ports (nginx/Dockerfile, HTTPS_PORT and HTTP_PORT).
 AVATAR_PATHS = [f"/?u={urllib.parse.quote(KEY, safe='')}&s=80", f"/?s=64&u={KEY}", f"/?u={MD5}",
