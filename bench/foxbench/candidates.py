@@ -176,7 +176,9 @@ class NginxAlone(Candidate):
         variables = loopback.site_variables(TLS_NAME, site_http, site_https, nobody, crt, key,
                                             self.dir / "logs", self.dir, ws.images,
                                             build=loopback.nginx_build(loopback.find_nginx()))
-        logline = f"access_log {self.dir}/logs/access.log avatar;" if self.access_log else "access_log off;"
+        # the full stack's default format (nginx/fox-avatar.conf.j2, avatar_access_log_mode anonymous)
+        logline = (f"access_log {self.dir}/logs/access.log avatar_anonymous;" if self.access_log
+                   else "access_log off;")
         # conf.d/*.conf are read in name order: site.conf after fox-avatar.conf (its log format, the split)
         self.conf = loopback.nginx_prefix(self.dir, {
             "fox-avatar.conf": loopback.load_renderer()(variables),

@@ -174,6 +174,17 @@ def test_an_unknown_access_log_mode_is_refused_naming_the_variable():
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "avatar_access_log_mode" in out.stderr, out.stderr
 
 
+def test_yaml_false_is_off_and_the_default_is_anonymous():
+    """A bare `off` in an Ansible inventory arrives as false."""
+    off = load_renderer()(_required() | {"avatar_access_log_mode": False})
+    assert off.count("access_log off;") == 2 and off.count(" alert;") == 2
+    default = load_renderer()(_required())
+    assert default.count(" avatar_anonymous;") == 2 and "avatar_anonymous if=$avatar_fallback;" in default
+    assert default.count(" alert;") == 2
+    full = load_renderer()(_required() | {"avatar_access_log_mode": "full"})
+    assert full.count(" avatar;") == 2 and " alert;" not in full
+
+
 def _required():
     return {"avatar_server_name": "avatar.example.org", "avatar_tls_certificate": "/c.pem",
             "avatar_tls_certificate_key": "/k.pem", "avatar_images_root": "/srv/i",
