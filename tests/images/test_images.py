@@ -61,7 +61,7 @@ def test_image_set_is_exactly_the_21_foxes():
 
 def test_images_dir_holds_only_foxes_their_manifest_and_their_scripts():
     others = sorted(p.name for p in IMAGES.iterdir() if p.is_file() and p.name not in EXPECTED)
-    assert others == ["buckets.py", "contact-sheet.py", "draw.py", "draw.sh", "ladder.py", "manifest.py",
+    assert others == ["buckets.py", "contact-sheet.py", "draw.py", "draw.sh", "inputs.py", "ladder.py", "manifest.py",
                       "manifest.tsv", "photo.py", "pictures.py", "pictures.sh", "swap-in.sh"]
     assert sorted(p.name for p in IMAGES.iterdir() if p.is_dir() and p.name != "__pycache__") == ["a", "drawing"]
 
