@@ -7,12 +7,11 @@ every hop, so the 302 needs Access-Control-Allow-Origin as much as the image; Re
 sizes only when every hop passes Timing-Allow-Origin. With the sidecar up, then stopped (the Nginx
 fallback's 302). Headless Debian Chromium (the fixtures of test_browser.py)."""
 import hashlib
-import time
 from urllib.parse import urlsplit
 
 import pytest
 
-from stack.client import get
+from stack.client import get, wait_for_sidecar
 from stack.images import manifest  # noqa: F401 (fixture)
 from test_browser import serve_page, browser  # noqa: F401 (fixture)
 
@@ -113,7 +112,4 @@ def test_another_origin_fetches_and_draws_avatars_with_the_sidecar_up_and_down(
     finally:
         stack.start_app()
         browser.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
-    deadline = time.monotonic() + 30
-    while b"<html>" in get(stack, "/?while=started").body:
-        assert time.monotonic() < deadline, "the sidecar did not take over again within 30 s"
-        time.sleep(0.5)
+    wait_for_sidecar(stack)

@@ -4,6 +4,7 @@ Host, certificate check), plus a raw-bytes client for malformed requests."""
 import http.client
 import socket
 import ssl
+import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -131,3 +132,16 @@ def while_stopped(*batches):
     requests of a test take minutes."""
     with ThreadPoolExecutor(16) as pool:
         return [list(pool.map(lambda call: call(), batch)) for batch in batches]
+
+
+def wait_for_sidecar(stack, seconds=30):
+    """After stack.start_app(): until the sidecar answers `/` again. The fallback's 302 carries Nginx's
+    small HTML page; the sidecar's has an empty body."""
+    deadline = time.monotonic() + seconds
+    while True:
+        r = get(stack, "/?while=started")
+        assert r.status == 302, r.status
+        if b"<html>" not in r.body:
+            return
+        assert time.monotonic() < deadline, f"the sidecar did not take over again within {seconds} s"
+        time.sleep(0.5)

@@ -7,13 +7,12 @@ pictures that stop below the top of the ladder, and a fallback that agrees with 
     assert_retired_names_redirect(stack, read_manifest(REPO / "images"))   # after a set change
 """
 import subprocess
-import time
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 
 from foxavatar.imageset import read_manifest
-from stack.client import get, while_stopped
+from stack.client import get, wait_for_sidecar, while_stopped
 from stack.images import IMMUTABLE, assert_served_image, redirect_entry, redirect_target
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,10 +78,7 @@ def assert_serves_the_custom_set(stack, check_fallback=True):
             assert redirect_target(stack, r) == sidecar[query, fmt], (query, fmt)
     finally:
         stack.start_app()
-    deadline = time.monotonic() + 60
-    while b"<html>" in get(stack, "/?while=started").body:
-        assert time.monotonic() < deadline, "the sidecar did not take over again within 60 s"
-        time.sleep(0.5)
+    wait_for_sidecar(stack, 60)
 
 
 def assert_retired_names_redirect(stack, retired):

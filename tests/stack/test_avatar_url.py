@@ -1,11 +1,10 @@
 """The avatar URL's parameters against any stack (README "The avatar URL"): s/size picks a size of
 the ladder, Accept a format, u a stable fox; every answer is a file the manifest lists and Nginx
 serves; the Nginx fallback (sidecar stopped) gives exactly the sidecar's answers."""
-import time
 
 import pytest
 
-from stack.client import get, while_stopped
+from stack.client import get, wait_for_sidecar, while_stopped
 from stack.images import ACCEPT, assert_served_image, manifest, redirect_entry, redirect_target  # noqa: F401 (fixture)
 
 KEY = "0bc83cb571cd1c50ba6f3e8a78ef1346"       # an MD5 of an e-mail address, as Gravatar's d= sends
@@ -110,7 +109,4 @@ def test_the_fallback_gives_the_sidecars_answers(stack, manifest):
             assert by_fallback(r) and (e.size, e.fmt, r.header("Cache-Control")) == unkeyed[query], query
     finally:
         stack.start_app()
-    deadline = time.monotonic() + 30
-    while by_fallback(avatar(stack, "?while=started")):
-        assert time.monotonic() < deadline, "the sidecar did not take over again within 30 s"
-        time.sleep(0.5)
+    wait_for_sidecar(stack)

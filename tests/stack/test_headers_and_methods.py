@@ -3,9 +3,8 @@ stack/headers.py), each header once, with the sidecar up and with it stopped; an
 gives the sidecar's answer to every method: a 302 to GET and HEAD, 405 with Allow: GET, HEAD to the
 rest (docs/avatar-url.md). Compared between the two: status, Location (the same file when keyed; the
 same size and format when not), Allow, Cache-Control, Vary and the header set."""
-import time
 
-from stack.client import get, raw, request, while_stopped
+from stack.client import get, raw, request, wait_for_sidecar, while_stopped
 from stack.headers import assert_header_set, header_set
 from stack.images import ACCEPT, manifest, redirect_entry  # noqa: F401 (fixture)
 
@@ -94,7 +93,4 @@ def test_every_answer_carries_the_header_set_and_the_fallback_gives_the_sidecars
         other_answers(stack, manifest)
     finally:
         stack.start_app()
-    deadline = time.monotonic() + 30
-    while by_fallback(get(stack, "/?while=started")):
-        assert time.monotonic() < deadline, "the sidecar did not take over again within 30 s"
-        time.sleep(0.5)
+    wait_for_sidecar(stack)

@@ -5,11 +5,10 @@ import re
 import shutil
 import ssl
 import subprocess
-import time
 
 import pytest
 
-from stack.client import get, raw, request, tls_context, tls_socket, while_stopped
+from stack.client import get, raw, request, tls_context, tls_socket, wait_for_sidecar, while_stopped
 from stack.headers import assert_cors_headers
 from stack.images import assert_served_image, manifest, redirect_entry  # noqa: F401 (fixture)
 
@@ -294,14 +293,7 @@ def test_fallback_answers_while_the_sidecar_is_stopped_and_it_takes_over_again(s
             assert new.count("fallback=1") == 30, new
     finally:
         stack.start_app()
-    deadline = time.monotonic() + 30
-    while True:
-        r = get(stack, "/?while=started")
-        assert r.status == 302
-        if not by_fallback(r):
-            break
-        assert time.monotonic() < deadline, "the sidecar did not take over again within 30 s"
-        time.sleep(0.5)
+    wait_for_sidecar(stack)
     log_taken_over = stack.fallback_log()
     for _ in range(10):
         r = get(stack, "/?after=restart")
