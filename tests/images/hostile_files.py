@@ -1,0 +1,144 @@
+"""Hostile files for tests/images/test_hostile.py, made at run time (no binary fixtures): PNGs with
+chosen chunks (text and profile bombs, lying sizes, bad CRCs), headers of other formats that claim
+huge dimensions, truncated encodings, animations of many frames, palette pictures, a JPEG with
+corrupt EXIF."""
+import io
+import struct
+import zlib
+
+from PIL import Image
+
+from photos import photo
+
+
+def encoded(im, fmt, **kw):
+    b = io.BytesIO()
+    im.save(b, fmt, **kw)
+    return b.getvalue()
+
+
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def inflating_to(size, byte=b"\0"):
+    """zlib data of `size` bytes of `byte`: about size / 1000 bytes."""
+    z = zlib.compressobj(9)
+    block = byte * (1 << 20)
+    return b"".join(z.compress(block) for _ in range(size >> 20)) + z.compress(byte * (size & 0xFFFFF)) + z.flush()
+
+
+def png_with(before_idat=(), after_idat=(), side=80):
+    """A good PNG (a photo, side x side) with extra chunks before its image data, or after it."""
+    data = encoded(photo(side, side, 5), "PNG")
+    assert data[12:16] == b"IHDR"
+    return data[:33] + b"".join(before_idat) + data[33:-12] + b"".join(after_idat) + data[-12:]
+
+
+def raw_png(w, h, depth, colour_type, pixel):
+    """A PNG written by hand: every pixel `pixel` (the raw sample bytes), filter 0."""
+    z = zlib.compressobj(9)
+    row = b"\0" + pixel * w
+    idat = b"".join(z.compress(row) for _ in range(h)) + z.flush()
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, colour_type, 0, 0, 0))
+            + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
+def png_lying_size(path):
+    """IHDR says 4000x4000 (a valid CRC), the image data is for 80x80."""
+    data = bytearray(encoded(photo(80, 80, 6), "PNG"))
+    ihdr = bytes(data[12:16]) + struct.pack(">II", 4000, 4000) + bytes(data[24:29])
+    data[16:33] = ihdr[4:] + struct.pack(">I", zlib.crc32(ihdr))
+    path.write_bytes(bytes(data))
+
+
+def png_bad_crc(path):
+    data = bytearray(encoded(photo(80, 80, 6), "PNG"))
+    data[29] ^= 0xFF                                              # IHDR's CRC
+    path.write_bytes(bytes(data))
+
+
+def jpeg_claiming(path, w, h):
+    """A small JPEG whose frame header (SOF0) claims w x h."""
+    data = bytearray(encoded(photo(80, 80, 7), "JPEG", quality=80))
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = struct.pack(">HH", h, w)
+    path.write_bytes(bytes(data))
+
+
+def gif_screen(path, w, h):
+    """A small GIF whose logical screen claims w x h."""
+    data = bytearray(encoded(Image.new("P", (80, 80), 1), "GIF"))
+    data[6:10] = struct.pack("<HH", w, h)
+    path.write_bytes(bytes(data))
+
+
+def bmp_claiming(path, w, h):
+    data = bytearray(encoded(Image.new("RGB", (80, 80), (9, 9, 9)), "BMP"))
+    data[18:26] = struct.pack("<ii", w, h)
+    path.write_bytes(bytes(data))
+
+
+def tiff_claiming(path, w, h, strip_offset=None):
+    """An 8-bit greyscale TIFF written by hand: w x h, one strip of one byte (at strip_offset:
+    after the IFD unless told)."""
+    tags = [(256, 4, w), (257, 4, h), (258, 3, 8), (259, 3, 1), (262, 3, 1), (273, 4, None),
+            (277, 3, 1), (278, 4, h), (279, 4, 1)]
+    ifd_size = 2 + 12 * len(tags) + 4
+    data_at = 8 + ifd_size
+    ifd = struct.pack("<H", len(tags))
+    for tag, kind, value in tags:
+        value = (strip_offset if strip_offset is not None else data_at) if value is None else value
+        ifd += struct.pack("<HHI", tag, kind, 1) + (struct.pack("<HH", value, 0) if kind == 3 else struct.pack("<I", value))
+    path.write_bytes(b"II*\0" + struct.pack("<I", 8) + ifd + b"\0\0\0\0" + b"\x80")
+
+
+def webp_claiming(path, w, h):
+    """A lossless WebP whose VP8L header claims w x h (at most 16384 each)."""
+    data = bytearray(encoded(Image.new("RGB", (80, 80), (9, 9, 9)), "WEBP", lossless=True))
+    at = data.index(b"VP8L") + 8
+    assert data[at] == 0x2F and b"VP8X" not in data
+    bits = struct.unpack("<I", data[at + 1:at + 5])[0]
+    bits = (bits & ~((1 << 28) - 1)) | (w - 1) | ((h - 1) << 14)
+    data[at + 1:at + 5] = struct.pack("<I", bits)
+    path.write_bytes(bytes(data))
+
+
+def cut(fmt, keep, **kw):
+    """A maker of a picture in fmt cut to `keep` of its bytes (a fraction, or a count)."""
+    def make(path):
+        data = encoded(photo(200, 200, 8), fmt, **kw)
+        path.write_bytes(data[:keep if isinstance(keep, int) else int(len(data) * keep)])
+    return make
+
+
+def ztxt(keyword, size):
+    return chunk(b"zTXt", keyword + b"\0\0" + inflating_to(size, b"A"))
+
+
+def animation(fmt, count, **kw):
+    def make(path):
+        frames = [Image.new("RGB", (80, 80), (255, 0, 0) if i % 2 == 0 else (0, 0, 255)) for i in range(count)]
+        frames[0].save(path, fmt, save_all=True, append_images=frames[1:], duration=20, loop=0, **kw)
+    return make
+
+
+def apng_claiming_frames(path, count):
+    """A one-frame APNG whose animation control chunk claims `count` frames."""
+    data = encoded(Image.new("RGB", (80, 80), (255, 0, 0)), "PNG")
+    actl = chunk(b"acTL", struct.pack(">II", count, 0))
+    fctl = chunk(b"fcTL", struct.pack(">IIIIIHHBB", 0, 80, 80, 0, 0, 1, 10, 0, 0))
+    path.write_bytes(data[:33] + actl + fctl + data[33:])
+
+
+def corrupt_exif_jpeg(path):
+    """EXIF whose tags point past the end of their data (Pillow warns about them)."""
+    ifd = (struct.pack("<H", 3) + struct.pack("<HHII", 0x0112, 3, 1, 1) + struct.pack("<HHII", 0x8769, 4, 1, 99999)
+           + struct.pack("<HHII", 0x010F, 2, 5000, 77777) + b"\0\0\0\0")
+    Image.new("RGB", (80, 80), (0, 255, 0)).save(path, "JPEG", exif=b"Exif\0\0II*\0" + struct.pack("<I", 8) + ifd)
+
+
+def palette(path, fmt, **kw):
+    im = Image.new("P", (80, 80), 3)
+    im.putpalette([0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255] + [0] * 756)
+    im.save(path, fmt, **kw)
