@@ -24,15 +24,16 @@ def edge():
     """The stack, with mtail on its fallback feed and nginx-exporter on its stub_status."""
     need(MTAIL, NGINX_EXPORTER)
     stack = MonitoredStack()
-    started = []
+    stack.mtail = stack.nginx_exporter = None
     try:
-        started.append(start_mtail(stack.feed_port, stack.logs))
-        started.append(start_nginx_exporter(stack.status_port, stack.logs))
-        stack.mtail, stack.nginx_exporter = started
+        stack.mtail = start_mtail(stack.feed_port, stack.logs)
+        stack.nginx_exporter = start_nginx_exporter(stack.status_port, stack.logs)
         yield stack
     finally:
-        for process in started:
-            process.close()
+        # The processes the stack has at the end (a test may have replaced its mtail).
+        for process in (stack.mtail, stack.nginx_exporter):
+            if process:
+                process.close()
         stack.close()
 
 
