@@ -6,10 +6,10 @@ SHELL := /bin/bash
 JAR   := app/target/avatar.jar
 MVN   := mvn -B -q
 
-.PHONY: test prefetch test-docs test-app test-nginx test-compose test-ansible bench bench-smoke test-bench bench-report \
+.PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-ansible bench bench-smoke test-bench bench-report \
         build run images clean
 
-test: prefetch test-docs test-app test-nginx test-compose test-ansible bench-smoke
+test: prefetch test-docs test-app test-nginx test-monitoring test-compose test-ansible bench-smoke
 
 # Starts building docker compose v2 (the compose layer's) in the background while the first layers run.
 prefetch:
@@ -32,6 +32,11 @@ run: build
 
 test-nginx: build
 	tests/nginx/run.sh
+
+# The monitoring files through promtool, blackbox_exporter and mtail, then the edge's metrics on
+# loopback (stub_status, the fallback counter, the probes; tests/monitoring/run.sh).
+test-monitoring: build
+	tests/monitoring/run.sh
 
 test-compose:
 	tests/compose/run.sh

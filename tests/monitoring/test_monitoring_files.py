@@ -1,0 +1,72 @@
+"""The monitoring files (monitoring/) as the tools that read them see them: the alert rules through
+Debian's promtool (check rules, and their unit tests: series that trip and that do not trip each
+alert), the blackbox modules through blackbox_exporter --config.check, the mtail program compiled by
+mtail. A rule broken on purpose makes its unit tests fail."""
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from monitoring.edge import BLACKBOX, BLACKBOX_CONFIG, MTAIL, MTAIL_PROGS, RULES, RULES_TESTS
+from monitoring.conftest import need
+
+
+def run(*args):
+    return subprocess.run(args, capture_output=True, text=True, timeout=120)
+
+
+def test_the_rules_pass_promtool_check(promtool):
+    r = run(promtool, "check", "rules", str(RULES))
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_every_alert_has_unit_tests_that_trip_it_and_that_do_not(promtool):
+    alerts = set(re.findall(r"^\s+- alert: (\w+)$", RULES.read_text(), re.M))
+    tested = RULES_TESTS.read_text()
+    for alert in alerts:
+        evaluations = re.findall(rf"alertname: {alert}\n\s+exp_alerts:(.*)", tested)
+        assert "[]" in [e.strip() for e in evaluations], f"{alert}: no evaluation expecting no alert"
+        assert "" in [e.strip() for e in evaluations], f"{alert}: no evaluation expecting it to fire"
+    r = run(promtool, "test", "rules", str(RULES_TESTS))
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+# Each: a rule changed the way a careless edit would; the unit tests must notice.
+BREAKS = [
+    ("FoxAvatarSidecarDown", ' or absent(up{job="fox-avatar-app"})', ""),
+    ("FoxAvatarFallbackAnswering", "[5m])) > 0", "[5m])) > 1"),
+    ("FoxAvatarSidecarErrors", "> 0.01", "> 0.1"),
+    ("FoxAvatarLatencyHigh", ',route!="health"', ""),
+    ("FoxAvatarCertificateExpiresSoon", "< 14 * 86400", "< 7 * 86400"),
+    ("FoxAvatarProbeFailing", "probe_success{job=\"fox-avatar-probe\"} == 0", "probe_success == 0 unless probe_success"),
+    ("FoxAvatarExporterDown", ' or nginx_up{job="fox-avatar-nginx"} == 0', ""),
+]
+
+
+@pytest.mark.parametrize("alert,old,new", BREAKS, ids=[b[0] for b in BREAKS])
+def test_a_broken_rule_fails_its_unit_tests(promtool, tmp_path, alert, old, new):
+    rules = RULES.read_text()
+    assert rules.count(old) == 1, f"{old!r} is not once in the rules any more: update this test"
+    (tmp_path / RULES.name).write_text(rules.replace(old, new))
+    shutil.copy(RULES_TESTS, tmp_path)
+    r = run(promtool, "test", "rules", str(tmp_path / RULES_TESTS.name))
+    assert r.returncode != 0 and f"alertname: {alert}," in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+def test_the_blackbox_modules_pass_the_exporters_check(tmp_path):
+    need(BLACKBOX)
+    r = run(BLACKBOX, "--config.check", f"--config.file={BLACKBOX_CONFIG}")
+    assert r.returncode == 0, r.stdout + r.stderr
+    # The check reads every field: a misspelt one is refused.
+    bad = tmp_path / "blackbox.yml"
+    bad.write_text(BLACKBOX_CONFIG.read_text().replace("follow_redirects: false", "follow_redirect: false"))
+    assert run(BLACKBOX, "--config.check", f"--config.file={bad}").returncode != 0
+
+
+def test_the_mtail_program_compiles(tmp_path):
+    need(MTAIL)
+    r = run(MTAIL, "-compile_only", "-progs", str(MTAIL_PROGS), "-logtostderr", "-port", "0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    (tmp_path / "broken.mtail").write_text((MTAIL_PROGS / "fox-avatar.mtail").read_text().replace("++", "+"))
+    assert run(MTAIL, "-compile_only", "-progs", str(tmp_path), "-logtostderr", "-port", "0").returncode != 0
