@@ -1,7 +1,5 @@
 package dev.foxavatar;
 
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -49,11 +47,9 @@ public final class Main {
         Logger log = LoggerFactory.getLogger("fox-avatar");
         AvatarServer server;
         if (settings.metricsOn()) {
-            PrometheusRegistry registry = new PrometheusRegistry();
-            RequestMetrics metrics = new RequestMetrics(registry, images, ManifestDigest.of(settings.images()));
-            JvmMetrics.builder().register(registry);
+            RequestMetrics metrics = new RequestMetrics(images, ManifestDigest.of(settings.images()));
             server = new AvatarServer(settings, Routes.forImages(settings.locationPrefix(), images, metrics),
-                    new MetricsHandler(registry));
+                    new MetricsHandler(metrics));
         } else {
             server = new AvatarServer(settings, Routes.forImages(settings.locationPrefix(), images));
         }

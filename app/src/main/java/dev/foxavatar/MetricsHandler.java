@@ -1,29 +1,26 @@
 package dev.foxavatar;
 
-import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.Methods;
 import io.undertow.util.StatusCodes;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 
 /**
- * The metrics listener's whole URL space: {@code GET}/{@code HEAD /metrics} in Prometheus text format 0.0.4,
- * {@code 404} for every other path, {@code 405} for other methods. A scrape runs on the worker thread, not
- * on an IO thread that avatar requests share.
+ * The metrics listener's whole URL space: {@code GET}/{@code HEAD /metrics} in Prometheus text format 0.0.4
+ * (the service's counts, then the JVM's and the process's), {@code 404} for every other path, {@code 405}
+ * for other methods. A scrape runs on the worker thread, not on an IO thread that avatar requests share.
  */
 public final class MetricsHandler implements HttpHandler {
     public static final String PATH = "/metrics";
-    static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-    private final PrometheusRegistry registry;
-    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.builder().build();
+    private final RequestMetrics requests;
+    private final JvmMetrics jvm = new JvmMetrics();
 
-    public MetricsHandler(PrometheusRegistry registry) {
-        this.registry = registry;
+    public MetricsHandler(RequestMetrics requests) {
+        this.requests = requests;
     }
 
     @Override
@@ -36,10 +33,11 @@ public final class MetricsHandler implements HttpHandler {
         } else if (exchange.isInIoThread()) {
             exchange.dispatch(this);
         } else {
-            ByteArrayOutputStream body = new ByteArrayOutputStream(16 * 1024);
-            writer.write(body, registry.scrape());
-            exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, CONTENT_TYPE).put(Headers.CACHE_CONTROL, "no-store");
-            exchange.getResponseSender().send(ByteBuffer.wrap(body.toByteArray()));
+            StringBuilder body = new StringBuilder(16 * 1024);
+            requests.write(body);
+            jvm.write(body);
+            exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, TextFormat.CONTENT_TYPE).put(Headers.CACHE_CONTROL, "no-store");
+            exchange.getResponseSender().send(ByteBuffer.wrap(body.toString().getBytes(StandardCharsets.UTF_8)));
         }
     }
 

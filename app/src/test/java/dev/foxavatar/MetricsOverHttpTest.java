@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -28,10 +27,9 @@ class MetricsOverHttpTest extends ServerOverHttp {
         TestImages.create(dir, FOXES);
         ImageManifest manifest = ImageManifest.load(dir);
         Settings settings = new Settings(0, "127.0.0.1", dir, "", 2, 0, "127.0.0.1");
-        PrometheusRegistry registry = new PrometheusRegistry();
-        RequestMetrics counted = new RequestMetrics(registry, manifest, ManifestDigest.of(dir));
+        RequestMetrics counted = new RequestMetrics(manifest, ManifestDigest.of(dir));
         server = new AvatarServer(settings, Routes.forImages(settings.locationPrefix(), manifest, counted),
-                new MetricsHandler(registry));
+                new MetricsHandler(counted));
         server.start();
         avatar = URI.create("http://127.0.0.1:" + server.port());
         metrics = URI.create("http://127.0.0.1:" + server.metricsPort());
