@@ -88,6 +88,8 @@ def alone(cands):
                     c.startup_cpus.append(c.start_cpu)
                 if i == 0:
                     c.targets[0].load(max(CONCS), DURATION)
+                    if hasattr(c, "scrape"):
+                        c.scrape()  # issue 27: memory as it is with Prometheus scraping
                     time.sleep(0.5)
                     pids = c.pids()
                     c.rss, c.pss = memory_kb(pids)

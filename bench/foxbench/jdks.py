@@ -69,7 +69,7 @@ class Jvm:
         self.tmp, self.jdk, self.port = tmp, jdk, free_port()
         self.name = f"foxbench-jdk-{tag}-{self.port}"
         self.stamp = tmp / f"{self.name}.t0"
-        app = ["-jar", "/j/avatar.jar", "--images", "/i", "--port", str(self.port), "--bind", HOST]
+        app = ["-jar", "/j/avatar.jar", "--images", "/i", "--port", str(self.port), "--bind", HOST, "--metrics-port", "off"]
         flags = [f.replace("{d}", "/t") for f in flags]
         if jdk == 17:
             self.mounts = {"/j": JAR.parent, "/i": Path(IMAGES), "/t": tmp}

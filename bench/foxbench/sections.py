@@ -117,6 +117,16 @@ def targets_check(results):
           f"{fmt_x(r)} ({fmt_mb(sc['rss_kb'])} MB vs {fmt_mb(base['rss_kb'])} MB)")
     check("Sidecar RSS ≤ 40 MB after the run", sc["rss_kb"] <= 40 * 1024,
           f"{fmt_mb(sc['rss_kb'])} MB (PSS {fmt_mb(sc['pss_kb'])} MB)")
+    # issue 27: the same sidecar with /metrics on, same rounds (absent from raw results before it)
+    sm, smav = row(results, "sidecar-metrics", "HTTP/1.1"), row(results, "sidecar-metrics", "HTTP/1.1", AVATAR)
+    for c in results["concurrency"] if sm and smav and av else []:
+        r = ratio(smav, av, c)
+        check(f"Sidecar with /metrics `{avatar_request(smav)}` + `Accept` ≥ 0.97× without, same run (c={c})",
+              r is not None and r >= 0.97, fmt_x(r))
+    if sm:
+        d = (sm["rss_kb"] - sc["rss_kb"]) / 1024
+        check("Sidecar with /metrics RSS ≤ without + 2 MB, after a scrape", d <= 2,
+              f"{d:+.1f} MB ({fmt_mb(sm['rss_kb'])} MB vs {fmt_mb(sc['rss_kb'])} MB)")
     for c in results["concurrency"]:
         r = ratio(st, ngs, c)
         check(f"Full stack HTTPS/1.1 ≥ 0.6× Nginx alone HTTPS (c={c})", r is not None and r >= 0.6, fmt_x(r))

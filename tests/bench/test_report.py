@@ -135,3 +135,37 @@ def test_the_debian_13_rows_compare_http3_with_the_same_stack_and_client(pages):
     text = doc.read_text()
     assert "at c=100 HTTP/3 does 0.65× of its HTTPS/1.1, 0.53× of its HTTPS/2." in text
     assert "| HTTP/3 (oha)" in text
+
+
+def _with_metrics_row(raw, rps_factor, extra_mb):
+    """Issue 27: the sidecar's plain `/` and avatar-URL rows again as `sidecar-metrics`, scaled."""
+    import copy
+    added = []
+    for r in raw["results"]["rows"]:
+        if r["key"] == "sidecar" and rows.kind(r) in (rows.PLAIN, rows.AVATAR):
+            m = copy.deepcopy(r)
+            m["key"], m["name"] = "sidecar-metrics", "Sidecar direct, /metrics on"
+            for s in m["conc"].values():
+                if s:
+                    s["rps"] *= rps_factor
+            m["rss_kb"] += extra_mb * 1024
+            added.append(m)
+    raw["results"]["rows"] += added
+    return raw
+
+
+@pytest.mark.parametrize("rps_factor, extra_mb, verdicts", [(0.99, 1.5, ("met", "met")), (0.95, 2.5, ("MISSED", "MISSED"))])
+def test_the_metrics_row_is_checked_against_the_sidecar_row_of_the_same_run(pages, rps_factor, extra_mb, verdicts):
+    doc, readme = pages
+    raw = _with_metrics_row(report.load_raw(HERE / "fixture" / "bench.json"), rps_factor, extra_mb)
+    text = sections.targets_check(raw["results"])
+    for c in raw["results"]["concurrency"]:
+        line = next(l for l in text.splitlines() if l.startswith(f"| Sidecar with /metrics `/?s=64&u=KEY` + `Accept` ≥ 0.97× without, same run (c={c})"))
+        assert line.endswith(f"| {verdicts[0]} |"), line
+    line = next(l for l in text.splitlines() if l.startswith("| Sidecar with /metrics RSS ≤ without + 2 MB"))
+    assert f"| {extra_mb:+.1f} MB (" in line and line.endswith(f"| {verdicts[1]} |"), line
+
+
+def test_raw_results_from_before_the_metrics_row_have_no_metrics_checks():
+    text = sections.targets_check(report.load_raw(HERE / "fixture" / "bench.json")["results"])
+    assert "/metrics" not in text

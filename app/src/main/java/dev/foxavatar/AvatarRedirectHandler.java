@@ -28,9 +28,16 @@ public final class AvatarRedirectHandler implements HttpHandler {
     private final KeyedFox keyedFox;
     private final int maxKeyLength;
     private final String keyedCacheControl;
+    private final RequestMetrics metrics;
 
     /** @param prefix {@code "/"} for relative redirects, or a base URL ending in {@code "/"} */
     public AvatarRedirectHandler(String prefix, ImageManifest manifest) {
+        this(prefix, manifest, RequestMetrics.OFF);
+    }
+
+    /** The same, counting each redirect in {@code metrics}. */
+    public AvatarRedirectHandler(String prefix, ImageManifest manifest, RequestMetrics metrics) {
+        this.metrics = metrics;
         int foxes = manifest.foxes().length;
         int sizes = manifest.sizes().length;
         int formatCount = manifest.formats().size();
@@ -52,7 +59,9 @@ public final class AvatarRedirectHandler implements HttpHandler {
     @Override
     public void handleRequest(HttpServerExchange exchange) {
         String query = exchange.getQueryString(); // raw: Undertow does not percent-decode it
-        redirect(exchange, ladder.index(AvatarQuery.size(query)), query, AvatarQuery.key(query, maxKeyLength));
+        long key = AvatarQuery.key(query, maxKeyLength);
+        redirect(exchange, ladder.index(AvatarQuery.size(query)), query, key,
+                key == AvatarQuery.NONE ? RequestMetrics.RANDOM : RequestMetrics.KEYED);
     }
 
     /** The ladder the size indexes refer to. */
@@ -62,9 +71,10 @@ public final class AvatarRedirectHandler implements HttpHandler {
 
     /**
      * The 302 for a size index and a key: {@code key} is {@code start << 32 | end} of the key's characters
-     * in {@code keySource}, or {@link AvatarQuery#NONE} (a random fox, {@code no-store}).
+     * in {@code keySource}, or {@link AvatarQuery#NONE} (a random fox, {@code no-store}); {@code route} is
+     * the {@link RequestMetrics} route it is counted under.
      */
-    void redirect(HttpServerExchange exchange, int size, String keySource, long key) {
+    void redirect(HttpServerExchange exchange, int size, String keySource, long key, int route) {
         int format = formats.choose(exchange.getRequestHeaders().getFirst(Headers.ACCEPT));
         int fox;
         String cacheControl;
@@ -83,5 +93,6 @@ public final class AvatarRedirectHandler implements HttpHandler {
         headers.put(Headers.CACHE_CONTROL, cacheControl);
         headers.put(Headers.CONTENT_LENGTH, EMPTY_BODY_LENGTH);
         exchange.endExchange();
+        metrics.record(route, StatusCodes.FOUND, format, size, exchange.getRequestStartTime());
     }
 }

@@ -30,9 +30,25 @@ public final class AvatarServer {
     private final GracefulShutdownHandler graceful;
 
     public AvatarServer(Settings settings, HttpHandler routes) {
+        this(settings, routes, null);
+    }
+
+    /**
+     * The avatar listener, and when {@code metrics} is not null a second listener on
+     * {@code metrics-bind:metrics-port} whose only handler is {@code metrics}: the two share Undertow's
+     * threads but no path (the avatar port answers {@code /metrics} with 404 like any unknown path).
+     */
+    public AvatarServer(Settings settings, HttpHandler routes, HttpHandler metrics) {
         this.graceful = new GracefulShutdownHandler(routes);
-        this.undertow = Undertow.builder()
-                .addHttpListener(settings.port(), settings.bind())
+        Undertow.Builder builder = Undertow.builder()
+                .addHttpListener(settings.port(), settings.bind());
+        if (metrics != null) {
+            builder.addListener(new Undertow.ListenerBuilder().setType(Undertow.ListenerType.HTTP)
+                    .setPort(settings.metricsPort()).setHost(settings.metricsBind()).setRootHandler(metrics))
+                    // The request's start, for fox_avatar_request_duration_seconds: one System.nanoTime().
+                    .setServerOption(UndertowOptions.RECORD_REQUEST_START_TIME, true);
+        }
+        this.undertow = builder
                 .setIoThreads(settings.ioThreads())
                 // Every answer is made on the IO thread; the worker pool only exists because XNIO needs one.
                 .setWorkerThreads(1)
@@ -62,6 +78,12 @@ public final class AvatarServer {
     /** The port actually bound (differs from the setting when it was 0 in tests). */
     public int port() {
         return ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
+    }
+
+    /** The metrics listener's port actually bound, or -1 without one. */
+    public int metricsPort() {
+        return undertow.getListenerInfo().size() < 2 ? -1
+                : ((InetSocketAddress) undertow.getListenerInfo().get(1).getAddress()).getPort();
     }
 
     /**

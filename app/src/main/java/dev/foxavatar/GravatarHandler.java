@@ -25,6 +25,7 @@ public final class GravatarHandler implements HttpHandler {
     @Override
     public void handleRequest(HttpServerExchange exchange) {
         String path = exchange.getRequestPath();
-        redirects.redirect(exchange, sizes.index(exchange.getQueryString()), path, GravatarPath.hash(path));
+        redirects.redirect(exchange, sizes.index(exchange.getQueryString()), path, GravatarPath.hash(path),
+                RequestMetrics.GRAVATAR);
     }
 }

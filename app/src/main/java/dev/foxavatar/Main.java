@@ -1,6 +1,9 @@
 package dev.foxavatar;
 
+import java.io.IOException;
 import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -42,7 +45,14 @@ public final class Main {
         }
 
         Logger log = LoggerFactory.getLogger("fox-avatar");
-        AvatarServer server = new AvatarServer(settings, Routes.forImages(settings.locationPrefix(), images));
+        AvatarServer server;
+        if (settings.metricsOn()) {
+            RequestMetrics metrics = new RequestMetrics(images, ManifestDigest.of(settings.images()));
+            server = new AvatarServer(settings, Routes.forImages(settings.locationPrefix(), images, metrics),
+                    new MetricsHandler(metrics));
+        } else {
+            server = new AvatarServer(settings, Routes.forImages(settings.locationPrefix(), images));
+        }
         try {
             server.start();
         } catch (RuntimeException failed) {
@@ -50,9 +60,11 @@ public final class Main {
             while (cause.getCause() != null && !(cause instanceof BindException)) {
                 cause = cause.getCause();
             }
-            String why = cause instanceof BindException
-                    ? "cannot listen on " + settings.bind() + ":" + settings.port() + ": " + cause.getMessage()
-                    : "cannot start: " + cause;
+            String why = !(cause instanceof BindException) ? "cannot start: " + cause
+                    : settings.metricsOn() && canBind(settings.bind(), settings.port())
+                    ? "cannot listen on " + settings.metricsBind() + ":" + settings.metricsPort()
+                            + " (--metrics-port): " + cause.getMessage()
+                    : "cannot listen on " + settings.bind() + ":" + settings.port() + ": " + cause.getMessage();
             System.err.println("avatar: " + why);
             System.exit(EXIT_START);
             return;
@@ -78,11 +90,27 @@ public final class Main {
         Signal.handle(new Signal("INT"), signal -> stopThread(stop).start());
 
         log.info("listening on http://{}:{} with {} images ({} foxes, sizes {}, formats {}) from {}, redirecting"
-                + " to {}*, io-threads {}",
+                + " to {}*, io-threads {}, metrics {}",
                 settings.bind().contains(":") ? "[" + settings.bind() + "]" : settings.bind(), server.port(),
                 images.imageCount(), images.foxes().length, joined(images.sizes()),
                 String.join(" ", images.formats().stream().map(ImageManifest.Format::extension).toList()),
-                settings.images(), settings.locationPrefix(), settings.ioThreads());
+                settings.images(), settings.locationPrefix(), settings.ioThreads(),
+                settings.metricsOn() ? "on http://" + hostPort(settings.metricsBind(), server.metricsPort())
+                        + MetricsHandler.PATH : "off");
+    }
+
+    private static String hostPort(String address, int port) {
+        return (address.contains(":") ? "[" + address + "]" : address) + ":" + port;
+    }
+
+    /** After a failed start: whether the avatar address was free (then the metrics one was not). */
+    private static boolean canBind(String address, int port) {
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.bind(new InetSocketAddress(address, port));
+            return true;
+        } catch (IOException taken) {
+            return false;
+        }
     }
 
     private static String joined(int[] numbers) {

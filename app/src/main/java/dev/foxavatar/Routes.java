@@ -25,17 +25,32 @@ public final class Routes implements HttpHandler {
     private final HttpHandler avatar;
     private final HttpHandler gravatar;
     private final HttpHandler health;
+    private final RequestMetrics metrics;
 
     public Routes(HttpHandler avatar, HttpHandler gravatar, HttpHandler health) {
+        this(avatar, gravatar, health, RequestMetrics.OFF);
+    }
+
+    /**
+     * Routes that count every answer in {@code metrics}: the redirects count themselves (they know the
+     * format and size), this class counts the rest (health, 404, 405, 500) when the handler returns.
+     */
+    public Routes(HttpHandler avatar, HttpHandler gravatar, HttpHandler health, RequestMetrics metrics) {
         this.avatar = avatar;
         this.gravatar = gravatar;
         this.health = health;
+        this.metrics = metrics;
     }
 
     /** The service's routes for an image set: one redirect table behind {@code /} and {@code /avatar/}. */
     public static Routes forImages(String locationPrefix, ImageManifest images) {
-        AvatarRedirectHandler avatar = new AvatarRedirectHandler(locationPrefix, images);
-        return new Routes(avatar, new GravatarHandler(avatar), new HealthHandler());
+        return forImages(locationPrefix, images, RequestMetrics.OFF);
+    }
+
+    /** The same, counted in {@code metrics}. */
+    public static Routes forImages(String locationPrefix, ImageManifest images, RequestMetrics metrics) {
+        AvatarRedirectHandler avatar = new AvatarRedirectHandler(locationPrefix, images, metrics);
+        return new Routes(avatar, new GravatarHandler(avatar), new HealthHandler(), metrics);
     }
 
     private static final Logger LOG = LoggerFactory.getLogger("fox-avatar");
@@ -53,7 +68,20 @@ public final class Routes implements HttpHandler {
                 exchange.getResponseHeaders().put(Headers.CONTENT_LENGTH, AvatarRedirectHandler.EMPTY_BODY_LENGTH);
             }
             exchange.endExchange();
+            count(exchange, routeOf(exchange.getRequestPath()));
         }
+    }
+
+    /** The metrics route of a path, for answers other than a redirect (405 and 500 on / count as random). */
+    private static int routeOf(String path) {
+        return AVATAR_PATH.equals(path) ? RequestMetrics.RANDOM
+                : path.startsWith(GRAVATAR_PREFIX) ? RequestMetrics.GRAVATAR
+                : HEALTH_PATH.equals(path) ? RequestMetrics.HEALTH : RequestMetrics.OTHER;
+    }
+
+    private void count(HttpServerExchange exchange, int route) {
+        metrics.record(route, exchange.getStatusCode(), RequestMetrics.NO_FORMAT, RequestMetrics.NO_SIZE,
+                exchange.getRequestStartTime());
     }
 
     private void route(HttpServerExchange exchange) throws Exception {
@@ -65,13 +93,18 @@ public final class Routes implements HttpHandler {
             exchange.setStatusCode(StatusCodes.NOT_FOUND);
             exchange.getResponseHeaders().put(Headers.CONTENT_LENGTH, AvatarRedirectHandler.EMPTY_BODY_LENGTH);
             exchange.endExchange();
+            count(exchange, RequestMetrics.OTHER);
         } else if (!exchange.getRequestMethod().equals(Methods.GET)
                 && !exchange.getRequestMethod().equals(Methods.HEAD)) {
             exchange.setStatusCode(StatusCodes.METHOD_NOT_ALLOWED);
             exchange.getResponseHeaders().put(Headers.ALLOW, "GET, HEAD").put(Headers.CONTENT_LENGTH, AvatarRedirectHandler.EMPTY_BODY_LENGTH);
             exchange.endExchange();
+            count(exchange, routeOf(path));
         } else {
             target.handleRequest(exchange);
+            if (target == health) {
+                count(exchange, RequestMetrics.HEALTH);
+            }
         }
     }
 }

@@ -14,7 +14,20 @@ import java.util.function.Function;
  * The service's settings: command-line flags, else the matching {@code AVATAR_*} environment variable,
  * else the default. Flags win. Every value is checked here, once, before anything starts.
  */
-public record Settings(int port, String bind, Path images, String baseUrl, int ioThreads) {
+public record Settings(int port, String bind, Path images, String baseUrl, int ioThreads, int metricsPort,
+        String metricsBind) {
+    /** {@link #metricsPort()} when {@code --metrics-port off}: no metrics listener at all. */
+    public static final int METRICS_OFF = -1;
+
+    /** Settings without the metrics listener (tests of the avatar port alone). */
+    public Settings(int port, String bind, Path images, String baseUrl, int ioThreads) {
+        this(port, bind, images, baseUrl, ioThreads, METRICS_OFF, "127.0.0.1");
+    }
+
+    /** True when the {@code /metrics} listener runs. */
+    public boolean metricsOn() {
+        return metricsPort != METRICS_OFF;
+    }
 
     /** One setting: its flag, its environment variable, its default and its help line. */
     enum Option {
@@ -22,7 +35,9 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
         BIND("bind", "127.0.0.1", "address to listen on (an IP address)"),
         IMAGES("images", "images", "directory holding manifest.tsv and the images it lists"),
         BASE_URL("base-url", "", "absolute http(s) URL prefixed to image paths (default: relative Location)"),
-        IO_THREADS("io-threads", "", "Undertow IO threads (1-64; default: the number of CPUs)");
+        IO_THREADS("io-threads", "", "Undertow IO threads (1-64; default: the number of CPUs)"),
+        METRICS_PORT("metrics-port", "8081", "TCP port of the /metrics listener (1-65535), or off for none"),
+        METRICS_BIND("metrics-bind", "127.0.0.1", "address of the /metrics listener (an IP address)");
 
         final String flag;
         final String defaultValue;
@@ -107,10 +122,23 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
         int ioThreads = threads.isEmpty()
                 ? Math.max(1, Runtime.getRuntime().availableProcessors())
                 : integer(named.apply(Option.IO_THREADS), threads, 1, 64);
-        return new Settings(port, bind, images, baseUrl, ioThreads);
+        String metrics = value.apply(Option.METRICS_PORT).trim();
+        int metricsPort = metrics.equals("off") ? METRICS_OFF
+                : integer(named.apply(Option.METRICS_PORT), metrics, 1, 65535, " (or off)");
+        String metricsBind = address(named.apply(Option.METRICS_BIND), value.apply(Option.METRICS_BIND));
+        if (metricsPort == port && metricsPort != METRICS_OFF) {
+            throw new SettingsException(named.apply(Option.METRICS_PORT),
+                    "'" + metrics + "' is the avatar port too: the metrics listener needs a port of its own");
+        }
+        return new Settings(port, bind, images, baseUrl, ioThreads, metricsPort, metricsBind);
     }
 
     private static int integer(String setting, String text, int min, int max) throws SettingsException {
+        return integer(setting, text, min, max, "");
+    }
+
+    private static int integer(String setting, String text, int min, int max, String or)
+            throws SettingsException {
         try {
             int n = Integer.parseInt(text.trim());
             if (n >= min && n <= max) {
@@ -119,7 +147,7 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new SettingsException(setting, "'" + text + "' is not a whole number from " + min + " to " + max);
+        throw new SettingsException(setting, "'" + text + "' is not a whole number from " + min + " to " + max + or);
     }
 
     private static String address(String setting, String text) throws SettingsException {

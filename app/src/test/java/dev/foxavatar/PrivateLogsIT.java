@@ -101,7 +101,8 @@ class PrivateLogsIT {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "@" + JVM_OPTIONS.toAbsolutePath(), "-Dorg.slf4j.simpleLogger.defaultLogLevel=trace",
                 "-Dorg.slf4j.simpleLogger.log.io.undertow=trace", "-jar", JAR.toAbsolutePath().toString(),
-                "--images", images.toString(), "--port", String.valueOf(port)));
+                "--images", images.toString(), "--port", String.valueOf(port),
+                "--metrics-port", String.valueOf(freePort())));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().keySet().removeIf(k -> k.startsWith("AVATAR_"));
         Path stdout = dir.resolve("stdout.log");

@@ -46,6 +46,8 @@ class ProcessContractIT {
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().keySet().removeIf(k -> k.startsWith("AVATAR_"));
+        // No metrics listener unless a test asks for one: its default port (8081) is shared by every process.
+        pb.environment().put("AVATAR_METRICS_PORT", "off");
         pb.environment().putAll(env);
         pb.redirectOutput(dir.resolve("stdout.log").toFile());
         pb.redirectError(dir.resolve("stderr.log").toFile());

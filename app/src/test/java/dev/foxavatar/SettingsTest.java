@@ -1,6 +1,7 @@
 package dev.foxavatar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -50,6 +51,29 @@ class SettingsTest {
     }
 
     @Test
+    void the_metrics_listener_defaults_to_loopback_port_8081() throws Exception {
+        Settings s = parse(List.of("--images", images.toString()), Map.of());
+        assertEquals(8081, s.metricsPort());
+        assertEquals("127.0.0.1", s.metricsBind());
+        assertTrue(s.metricsOn());
+    }
+
+    @Test
+    void metrics_port_off_means_no_metrics_listener_and_the_environment_sets_both() throws Exception {
+        assertFalse(parse(List.of("--images", images.toString(), "--metrics-port", "off"), Map.of()).metricsOn());
+        Settings s = parse(List.of("--images", images.toString()),
+                Map.of("AVATAR_METRICS_PORT", "9100", "AVATAR_METRICS_BIND", "0.0.0.0"));
+        assertEquals(9100, s.metricsPort());
+        assertEquals("0.0.0.0", s.metricsBind());
+    }
+
+    @Test
+    void usage_lists_the_metrics_settings() {
+        assertTrue(Settings.usage().contains("--metrics-port VALUE"), Settings.usage());
+        assertTrue(Settings.usage().contains("env AVATAR_METRICS_BIND, default 127.0.0.1"), Settings.usage());
+    }
+
+    @Test
     void empty_environment_variable_means_unset() throws Exception {
         Settings s = parse(List.of("--images", images.toString()), Map.of("AVATAR_PORT", ""));
         assertEquals(8080, s.port());
@@ -68,6 +92,11 @@ class SettingsTest {
         "--base-url, https://cdn.example/?q=1, --base-url",
         "--io-threads, 0, --io-threads",
         "--io-threads, 65, --io-threads",
+        "--metrics-port, 0, --metrics-port",
+        "--metrics-port, 65536, --metrics-port",
+        "--metrics-port, OFF!, --metrics-port",
+        "--metrics-port, 8080, --metrics-port",
+        "--metrics-bind, localhost, --metrics-bind",
     })
     void a_wrong_flag_value_names_the_setting(String flag, String value, String named) {
         List<String> args = flag.equals("--images") ? List.of(flag, value)
