@@ -239,7 +239,9 @@ class LoopbackStack:
         self.tmp = Path(tempfile.mkdtemp(prefix="fox-avatar-stack-"))
         self.tmp.chmod(0o755)      # nginx workers (www-data) read the ACME webroot
         self.host, self.addr = LOOPBACK_HOST, "127.0.0.1"
-        self.http_port, self.https_port, self.app_port = free_ports(3)
+        # the sidecar's /metrics listener on a port of its own too: its default (8081) would be shared by
+        # every stack that runs at once
+        self.http_port, self.https_port, self.app_port, self.metrics_port = free_ports(4)
         self.redirect_port = self.https_port
         self.app = self.nginx_proc = None
         try:
@@ -281,7 +283,8 @@ class LoopbackStack:
         log = open(self.logs / "app.log", "ab")
         self.app = subprocess.Popen(
             ["java", f"@{JVM_OPTIONS}", "-jar", str(JAR),
-             "--images", str(self.images_dir), "--port", str(self.app_port), "--bind", "127.0.0.1"],
+             "--images", str(self.images_dir), "--port", str(self.app_port), "--bind", "127.0.0.1",
+             "--metrics-port", str(self.metrics_port)],
             stdout=log, stderr=subprocess.STDOUT, cwd=self.tmp)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
