@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tools/apt.sh
 # prometheus: promtool (check rules, test rules); the exporters and mtail run as the tests' children.
-apt_need nginx openssl prometheus mtail prometheus-nginx-exporter prometheus-blackbox-exporter
+apt_need nginx openssl prometheus mtail prometheus-nginx-exporter prometheus-blackbox-exporter wrk chromium chromium-driver
 source tools/venv.sh
 
 [ -f app/target/avatar.jar ] || { echo "test-monitoring: app/target/avatar.jar missing (run: make build)" >&2; exit 2; }
