@@ -6,6 +6,7 @@ import json
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.parse
 
 import yaml
@@ -51,6 +52,18 @@ class Prometheus(Process):
             PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={tmp / 'prometheus-data'}",
             f"--web.listen-address=127.0.0.1:{port}"], port, log_dir)
         self.url = f"http://127.0.0.1:{port}"
+        # It listens before its storage is open, answering 503 until then.
+        deadline = time.monotonic() + 30
+        while not self.ready():
+            assert self.proc.poll() is None, f"prometheus exited: {self.log.read_text()[-2000:]}"
+            assert time.monotonic() < deadline, f"prometheus not ready within 30 s: {self.log}"
+            time.sleep(0.1)
+
+    def ready(self):
+        try:
+            return self.get("/-/ready") is not None
+        except urllib.error.URLError:
+            return False
 
     def api(self, path, **params):
         """GET /api/v1/PATH?params: its "data" (asserting "status": "success")."""
