@@ -84,7 +84,7 @@ class Prometheus(Process):
         def scraped():
             targets = self.api("targets", state="active")["activeTargets"]
             fresh = [t for t in targets if t["health"] == "up"
-                     and _rfc3339(t["lastScrape"]) > start]
+                     and rfc3339_seconds(t["lastScrape"]) > start]
             return targets if targets and len(fresh) == len(targets) else None
         deadline = time.monotonic() + seconds
         while not (targets := scraped()):
@@ -94,7 +94,7 @@ class Prometheus(Process):
         return targets
 
 
-def _rfc3339(stamp):
+def rfc3339_seconds(stamp):
     """Prometheus's lastScrape/lastEvaluation (2026-11-25T13:23:24.123456789Z) in Unix seconds."""
     from datetime import datetime
     head, _, frac = stamp.rstrip("Z").partition(".")
