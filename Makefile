@@ -34,7 +34,7 @@ test-nginx: build
 	tests/nginx/run.sh
 
 # The monitoring files through promtool, blackbox_exporter and mtail, then the edge's metrics on
-# loopback (stub_status, the fallback counter, the probes; tests/monitoring/run.sh).
+# loopback (stub_status, the fallback counter, the probes, Prometheus scraping them; tests/monitoring/run.sh).
 test-monitoring: build
 	tests/monitoring/run.sh
 

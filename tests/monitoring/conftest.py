@@ -1,10 +1,16 @@
 """Fixtures of the monitoring layer: the monitored loopback stack and the exporters beside it, started
-once for the layer (tests/monitoring/edge.py)."""
+once for the layer (tests/monitoring/edge.py); Prometheus scraping them all (prometheus_server.py); a
+headless Chromium for Prometheus's own UI."""
+import os
+import shutil
+import subprocess
+
 import pytest
 import yaml
 
 from monitoring.edge import (BLACKBOX, BLACKBOX_CONFIG, MTAIL, NGINX_EXPORTER, PROMTOOL, MonitoredStack,
                              start_blackbox, start_mtail, start_nginx_exporter, tool_missing)
+from monitoring.prometheus_server import PROMETHEUS, Prometheus, render_config
 
 
 def need(*tools):
@@ -50,3 +56,52 @@ def blackbox(edge):
     process = start_blackbox(path, edge.logs)
     yield process
     process.close()
+
+
+@pytest.fixture(scope="session")
+def prometheus(edge, blackbox):
+    """Prometheus with monitoring/prometheus/prometheus.yml on the loopback addresses, every target
+    scraped up at least once before the first test that asks for it. The exporters it scrapes must be
+    the ones running: the fallback tests replace mtail, so this starts after them (file order)."""
+    need(PROMETHEUS)
+    config = edge.tmp / "prometheus.yml"
+    config.write_text(render_config(edge, blackbox))
+    r = subprocess.run([PROMTOOL, "check", "config", str(config)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    server = Prometheus(config, edge.tmp, edge.logs)
+    try:
+        server.wait_for_targets()
+        yield server
+    finally:
+        server.close()
+
+
+CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--no-first-run", "--disable-sync",
+                  "--window-size=1200,900", "--force-device-scale-factor=1", "--hide-scrollbars"]
+
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    """Debian's headless Chromium through Selenium and Debian's chromium-driver (as tests/nginx's
+    browser tests; Prometheus's UI is plain HTTP on loopback: no CA to trust)."""
+    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver_path):
+        pytest.skip("not installed: chromium, chromium-driver (tests/monitoring/run.sh installs them)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    home = tmp_path_factory.mktemp("browser-home")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={home / 'profile'}")
+    service = Service(executable_path=driver_path, env={**os.environ, "HOME": str(home)},
+                      log_output=str(home / "chromedriver.log"))
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()

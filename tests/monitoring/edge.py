@@ -1,8 +1,8 @@
 """The edge's monitoring on loopback: the loopback stack (the real jar behind a real Nginx, tests/stack)
 rendered with the stub_status listener and the fallback feed, and Debian's mtail, nginx-exporter and
 blackbox_exporter as child processes, each on free loopback ports, with the project's own files
-(monitoring/). No pytest fixtures here (conftest.py); no Prometheus server (the rules' unit tests run
-in promtool, test_rules.py)."""
+(monitoring/). No pytest fixtures here (conftest.py); the Prometheus server that scrapes them all:
+prometheus_server.py."""
 import re
 import shutil
 import signal
