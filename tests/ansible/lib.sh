@@ -18,7 +18,10 @@ ansible_prerequisites() {
   . tools/venv.sh
   command -v ansible-playbook >/dev/null || die "ansible-playbook missing after venv setup"
   [ -f app/target/avatar.jar ] || make -s build || die "make build failed"
-  ls images/*.png >/dev/null 2>&1 || die "no images in images/ (make images)"
+  # The playbook ships images/ as the set: its manifest and every file it lists (tools/foxavatar).
+  PYTHONPATH=tools python3 -c 'import sys; from foxavatar.imageset import read_manifest, ManifestError
+try: read_manifest("images")
+except ManifestError as e: sys.exit(str(e))' || die "images/: not a complete image set (make images)"
   docker_engine_ready || die "no Docker engine"
   export ANSIBLE_CONFIG=$ROOT/ansible/ansible.cfg ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
          ANSIBLE_DEPRECATION_WARNINGS=false

@@ -21,7 +21,8 @@ public final class AvatarServer {
     static final int REQUEST_PARSE_TIMEOUT_MS = 10_000;
     /**
      * An idle keep-alive connection is closed after this. Longer than Nginx's upstream keepalive_timeout
-     * (60 s), so that Nginx, not us, closes pooled connections (no race on a reused one).
+     * (30 s, nginx/fox-avatar/upstream-keepalive.conf), so that Nginx, not us, closes pooled connections
+     * (no race on a reused one).
      */
     static final int NO_REQUEST_TIMEOUT_MS = 75_000;
     static final int BUFFER_SIZE = 1024;

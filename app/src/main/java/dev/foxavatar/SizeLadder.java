@@ -48,8 +48,4 @@ final class SizeLadder {
     int size(int index) {
         return sizes[index];
     }
-
-    int count() {
-        return sizes.length;
-    }
 }
