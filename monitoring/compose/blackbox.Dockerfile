@@ -10,8 +10,12 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus-blackbox-exporter \
  && apt-get clean && rm -rf /var/lib/apt/lists/*
 
-# The package's own user; no capability needed: the modules probe over HTTPS only.
-USER prometheus
+RUN [ "$(id -u prometheus):$(id -g prometheus)" = 100:101 ] \
+ || { echo "prometheus is $(id -u prometheus):$(id -g prometheus), not 100:101: change USER below" >&2; exit 1; }
+# The package's own user, prometheus (100:101 in this image; numeric, so that a runtime can tell it is
+# not root without the image's /etc/passwd; the build stops if the package ever picks another).
+# No capability needed: the modules probe over HTTPS only.
+USER 100:101
 EXPOSE 9115
 
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

@@ -12,8 +12,12 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends mtail \
  && apt-get clean && rm -rf /var/lib/apt/lists/*
 
-# The package's own user; no capability needed (ports 3903 and 5140/udp).
-USER mtail
+RUN [ "$(id -u mtail):$(id -g mtail)" = 100:101 ] \
+ || { echo "mtail is $(id -u mtail):$(id -g mtail), not 100:101: change USER below" >&2; exit 1; }
+# The package's own user, mtail (100:101 in this image; numeric, so that a runtime can tell it is
+# not root without the image's /etc/passwd; the build stops if the package ever picks another).
+# No capability needed (ports 3903 and 5140/udp).
+USER 100:101
 EXPOSE 3903 5140/udp
 
 # Healthy: Nginx's stub_status answers 200 in this namespace, and its status page on 3903 answers 200.

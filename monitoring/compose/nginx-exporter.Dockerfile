@@ -11,8 +11,12 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus-nginx-exporter \
  && apt-get clean && rm -rf /var/lib/apt/lists/*
 
-# The package's own user; no capability needed (port 9113).
-USER prometheus
+RUN [ "$(id -u prometheus):$(id -g prometheus)" = 100:101 ] \
+ || { echo "prometheus is $(id -u prometheus):$(id -g prometheus), not 100:101: change USER below" >&2; exit 1; }
+# The package's own user, prometheus (100:101 in this image; numeric, so that a runtime can tell it is
+# not root without the image's /etc/passwd; the build stops if the package ever picks another).
+# No capability needed (port 9113).
+USER 100:101
 EXPOSE 9113
 
 

@@ -17,8 +17,12 @@ RUN apt-get update \
  # the data directory: compose mounts a named volume here, which takes this owner and mode
  && install -d -o prometheus -g prometheus -m 0750 /prometheus
 
-# The package's own user (uid 101); no capability needed (port 9090).
-USER prometheus
+RUN [ "$(id -u prometheus):$(id -g prometheus)" = 100:101 ] \
+ || { echo "prometheus is $(id -u prometheus):$(id -g prometheus), not 100:101: change USER below" >&2; exit 1; }
+# The package's own user, prometheus (100:101 in this image; numeric, so that a runtime can tell it is
+# not root without the image's /etc/passwd; the build stops if the package ever picks another).
+# No capability needed (port 9090).
+USER 100:101
 EXPOSE 9090
 VOLUME ["/prometheus"]
 
