@@ -225,21 +225,25 @@ def test_probe_reports_the_served_certificates_expiry(prometheus):
     assert set(expiry.values()) == {float(not_after)}
 
 
-def alert_state(name):
-    return {a["state"] for a in api("alerts")["alerts"] if a["labels"]["alertname"] == name}
+def sidecar_down(instance):
+    """The states of FoxAvatarSidecarDown for this app target, or for no target at all (absent())."""
+    return {a["state"] for a in api("alerts")["alerts"]
+            if a["labels"]["alertname"] == "FoxAvatarSidecarDown"
+            and a["labels"].get("instance", instance) == instance}
 
 
 def test_stopping_the_app_fires_sidecar_down_and_mtail_counts_the_fallback(prometheus):
+    (app,) = wait_for("the app target up", lambda: [
+        t["labels"]["instance"] for t in targets("fox-avatar-app") if t["health"] == "up"], timeout=60)
     # (at start, before the first scrape of the app, absent() may have made it pending)
-    wait_for("FoxAvatarSidecarDown quiet", lambda: alert_state("FoxAvatarSidecarDown") == set(), timeout=60)
+    wait_for("FoxAvatarSidecarDown quiet", lambda: sidecar_down(app) == set(), timeout=60)
     before = sum(query('fox_avatar_fallback_answers_total{job="fox-avatar-mtail",route="/",status="302"}')
                  .values())
     mon("stop", "app")
     try:
         answers = [get_avatar(uuid.uuid4().hex) for _ in range(5)]
         assert all(r.status_code == 302 and r.headers["Location"] in IMAGE_LOCATIONS for r in answers)
-        wait_for("FoxAvatarSidecarDown firing", lambda: "firing" in alert_state("FoxAvatarSidecarDown"),
-                 timeout=60)
+        wait_for("FoxAvatarSidecarDown firing", lambda: "firing" in sidecar_down(app), timeout=60)
         wait_for("the fallback's 5 answers counted", lambda: sum(query(
             'fox_avatar_fallback_answers_total{job="fox-avatar-mtail",route="/",status="302"}').values())
             >= before + 5, timeout=30)
