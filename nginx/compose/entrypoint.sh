@@ -38,6 +38,13 @@ runtime_conf=/run/nginx/fox-avatar.runtime.conf   # the path the site file inclu
 site_conf=/run/nginx/fox-avatar.conf              # /etc/nginx/conf.d/fox-avatar.conf links here
 images=/srv/fox-avatar/images
 render=/usr/local/lib/fox-avatar/nginx/render.py
+# For the monitoring profile's exporters, which join this container's network namespace
+# (docker-compose.yml, network_mode: service:nginx; their images name the same addresses): Nginx's
+# stub_status on loopback only (avatar_status_allow's default), and the fallback feed to mtail. IP
+# literals: Nginx resolves nothing for them at start. Without the profile nothing reads them; a
+# fallback answer's lost datagram costs one "send() failed" line in Nginx's error output.
+status_listen=127.0.0.1:8082
+fallback_syslog=127.0.0.1:5140
 
 die() { echo "nginx-entrypoint: $*" >&2; exit 2; }
 
@@ -96,6 +103,9 @@ else
   self_signed
 fi
 [[ -r $key ]] || die "$key is not readable by uid $(id -u) (chown or chmod it)"
+# The tls volume: group www-data may read fullchain.pem (the monitoring profile's probe trusts it;
+# privkey.pem stays 0600). A volume made before this line had 0700.
+if [[ -O $tls ]]; then chmod 0750 "$tls"; fi
 
 # The run-time values, in the http context of the site file (which leaves exactly these out). The
 # upstream block is the template's (nginx/fox-avatar.conf.j2) for the one server app:PORT; a test
@@ -113,7 +123,8 @@ if ! err=$(python3 "$render" --images "$images" -o "$site_conf" \
       avatar_tls_certificate="$cert" avatar_tls_certificate_key="$key" \
       avatar_images_root="$images" avatar_access_log_mode="$AVATAR_ACCESS_LOG" \
       avatar_access_log=/dev/stdout avatar_error_log=/dev/stderr avatar_fallback_log=/dev/stderr \
-      avatar_runtime_include="$runtime_conf" 2>&1); then
+      avatar_runtime_include="$runtime_conf" \
+      avatar_status_listen="[\"$status_listen\"]" avatar_fallback_syslog="$fallback_syslog" 2>&1); then
   die "AVATAR_IMAGES_DIR=${AVATAR_IMAGES_DIR:-./images}: not a complete image set (make one with \`make images SRC=DIR OUT=DIR\`): $(tail -n1 <<<"$err")"
 fi
 cat >"$runtime_conf" <<EOF

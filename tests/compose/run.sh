@@ -3,7 +3,7 @@
 #
 #  1. a Docker engine, compose v2, the debian:trixie-slim base image (both images) and the Debian 13 client image (tools/docker.sh:
 #     installed/started/built only when missing), the pinned venv (hadolint, pytest)
-#  2. `docker compose config -q`, hadolint on both Dockerfiles
+#  2. `docker compose config -q` (with and without the monitoring profile), hadolint on every Dockerfile
 #  3. `docker compose up --build --wait` under a unique project name, on free loopback ports
 #  4. the shared HTTP assertions (tests/stack, AVATAR_STACK=external) against the published ports
 #     and the browser tests (tests/nginx/test_browser*.py) against them
@@ -13,7 +13,12 @@
 #     Nginx 1.26 starting without warnings, hardening, wrong settings, certificate, crash ->
 #     fallback + restart, --scale app=3; private logs (AVATAR_ACCESS_LOG unset, full, off; the
 #     container logs' size cap); the TLS audit (testssl)
-#  7. `docker compose down -v`, then nothing of the project is left; also on failure (trap)
+#  7. tests/compose/monitoring: the same project without the profile (exactly the two containers),
+#     then `--profile monitoring up --build --wait` (Prometheus, nginx-exporter, mtail, blackbox):
+#     every target up, hardening, nothing more published, the probe's certificate expiry, the app
+#     stopped -> FoxAvatarSidecarDown firing, an Nginx crash survived, --scale app=2 discovered; the
+#     four images' sizes and idle memory
+#  8. `docker compose down -v` (every profile), then nothing of the project is left; also on failure (trap)
 #
 # Environment: CI=true makes a skipped test fail. The host's extra CA certificates
 # (/usr/local/share/ca-certificates/*.crt, e.g. a TLS-intercepting proxy's) are handed to the app
@@ -38,15 +43,16 @@ apt_need chromium chromium-driver libnss3-tools   # the browser tests
 # One project per run; every compose call below (and in the tests) sees these.
 export COMPOSE_PROJECT_NAME="fox-avatar-test-$$"
 export COMPOSE_FILE="$root/docker-compose.yml"   # also keeps a local override file out
-read -r https_port http_port < <(python3 -c '
+read -r https_port http_port prometheus_port < <(python3 -c '
 import socket
-socks = [socket.socket() for _ in range(2)]
+socks = [socket.socket() for _ in range(3)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*[s.getsockname()[1] for s in socks])')
 # The settings' defaults (docker-compose.yml) but the published ports: a developer's own .env or
 # exported AVATAR_* cannot change the test (COMPOSE_ENV_FILES: no .env is read).
 for v in $(compgen -v AVATAR_); do unset "$v"; done
 export COMPOSE_ENV_FILES=/dev/null AVATAR_HTTPS_PORT=$https_port AVATAR_HTTP_PORT=$http_port
+export AVATAR_PROMETHEUS_PORT=$prometheus_port   # the monitoring profile's UI (tests/compose/monitoring)
 # and the full access log: the tests find their requests in it by a probe in the query (the default,
 # anonymous, keeps no query; tests/compose/test_private_logs.py runs it, and off, and puts this back).
 export AVATAR_ACCESS_LOG=full
@@ -58,9 +64,9 @@ cleanup() {
   local rc=$?
   if [ $rc -ne 0 ] && docker compose ps -a -q 2>/dev/null | grep -q .; then
     echo "== compose: failed; last container logs:" >&2
-    docker compose logs --no-color --tail 30 >&2 2>/dev/null || true
+    COMPOSE_PROFILES=monitoring docker compose logs --no-color --tail 30 >&2 2>/dev/null || true
   fi
-  docker compose down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
+  COMPOSE_PROFILES=monitoring docker compose down -v --remove-orphans --timeout 5 >/dev/null 2>&1 || true
   rm -rf "$tmp"
   echo "== compose: layer took $(($(date +%s) - t0)) s (exit $rc)"
   exit $rc
@@ -70,10 +76,11 @@ trap 'exit 130' INT TERM
 
 step "docker compose config -q"
 docker compose config -q
+docker compose --profile monitoring config -q
 
 step "hadolint"
 hadolint --version
-hadolint app/Dockerfile nginx/Dockerfile
+hadolint app/Dockerfile nginx/Dockerfile monitoring/compose/*.Dockerfile
 
 step "docker compose up --build --wait (project $COMPOSE_PROJECT_NAME, https $https_port, http $http_port)"
 b0=$(date +%s)
@@ -111,36 +118,56 @@ AVATAR_APP_START="docker compose up -d --wait --no-recreate app" \
   python -m pytest -q -p no:cacheprovider tests/nginx/test_browser.py tests/nginx/test_browser_embed.py \
     tests/nginx/test_browser_cors.py
 
+# memory_use: each running container of the project (every profile), docker stats' figure.
+memory_use() {
+  for c in $(COMPOSE_PROFILES=monitoring docker compose ps -q); do
+    name=$(docker inspect -f '{{.Name}}' "$c"); id=$(docker inspect -f '{{.Id}}' "$c")
+    mem=$(docker stats --no-stream --format '{{.MemUsage}}' "$c")
+    if [[ $mem == 0B* ]]; then
+      # dockerd collected nothing (docker.io 20.10 on this kernel's cgroup v1 says "no metrics
+      # received"): read the container's memory cgroup, with docker stats' formula.
+      for d in "/sys/fs/cgroup/memory/docker/$id" "/sys/fs/cgroup/system.slice/docker-$id.scope"; do
+        [ -d "$d" ] || continue
+        if [ -f "$d/memory.usage_in_bytes" ]; then
+          use=$(<"$d/memory.usage_in_bytes") lim=$(<"$d/memory.limit_in_bytes")
+          inact=$(awk '$1=="total_inactive_file"{print $2}' "$d/memory.stat")
+        else
+          use=$(<"$d/memory.current") lim=$(<"$d/memory.max")
+          inact=$(awk '$1=="inactive_file"{print $2}' "$d/memory.stat")
+        fi
+        mem="$(awk -v u="$use" -v i="${inact:-0}" -v l="$lim" \
+                 'BEGIN{printf "%.1fMiB / %.0fMiB (cgroup)", (u-i)/1048576, l/1048576}')"
+      done
+    fi
+    printf '%-36s %s\n' "${name#/}" "$mem"
+  done
+}
+
 step "image sizes and idle memory"
 sleep 5   # let the post-test work settle
 docker image ls --format 'table {{.Repository}}:{{.Tag}}\t{{.Size}}' | grep -E '^(REPOSITORY|fox-avatar/)'
-for c in $(docker compose ps -q); do
-  name=$(docker inspect -f '{{.Name}}' "$c"); id=$(docker inspect -f '{{.Id}}' "$c")
-  mem=$(docker stats --no-stream --format '{{.MemUsage}}' "$c")
-  if [[ $mem == 0B* ]]; then
-    # dockerd collected nothing (docker.io 20.10 on this kernel's cgroup v1 says "no metrics
-    # received"): read the container's memory cgroup, with docker stats' formula.
-    for d in "/sys/fs/cgroup/memory/docker/$id" "/sys/fs/cgroup/system.slice/docker-$id.scope"; do
-      [ -d "$d" ] || continue
-      if [ -f "$d/memory.usage_in_bytes" ]; then
-        use=$(<"$d/memory.usage_in_bytes") lim=$(<"$d/memory.limit_in_bytes")
-        inact=$(awk '$1=="total_inactive_file"{print $2}' "$d/memory.stat")
-      else
-        use=$(<"$d/memory.current") lim=$(<"$d/memory.max")
-        inact=$(awk '$1=="inactive_file"{print $2}' "$d/memory.stat")
-      fi
-      mem="$(awk -v u="$use" -v i="${inact:-0}" -v l="$lim" \
-               'BEGIN{printf "%.1fMiB / %.0fMiB (cgroup)", (u-i)/1048576, l/1048576}')"
-    done
-  fi
-  printf '%-36s %s\n' "${name#/}" "$mem"
-done
+memory_use
 
 step "compose behaviour (tests/compose)"
-AVATAR_TRIXIE_CLIENT=$trixie_client python -m pytest -q -p no:cacheprovider tests/compose
+AVATAR_TRIXIE_CLIENT=$trixie_client python -m pytest -q -p no:cacheprovider tests/compose \
+  --ignore=tests/compose/monitoring
+
+step "the monitoring profile (tests/compose/monitoring)"
+m0=$(date +%s)
+mon_images=(fox-avatar/prometheus:local fox-avatar/nginx-exporter:local fox-avatar/mtail:local fox-avatar/blackbox:local)
+old_ids=$(docker image inspect -f '{{.Id}}' "${mon_images[@]}" 2>/dev/null || true)
+python -m pytest -q -s -p no:cacheprovider tests/compose/monitoring
+for id in $old_ids; do
+  if [ -z "$(docker image inspect -f '{{join .RepoTags ","}}' "$id" 2>/dev/null)" ]; then
+    docker rmi "$id" >/dev/null 2>&1 || true
+  fi
+done
+echo "monitoring profile: $(($(date +%s) - m0)) s"
+docker image ls --format 'table {{.Repository}}:{{.Tag}}\t{{.Size}}' | grep -E '^(REPOSITORY|fox-avatar/(prometheus|nginx-exporter|mtail|blackbox):)'
+memory_use
 
 step "docker compose down -v leaves nothing behind"
-docker compose down -v --remove-orphans --timeout 5 >/dev/null 2>&1
+COMPOSE_PROFILES=monitoring docker compose down -v --remove-orphans --timeout 5 >/dev/null 2>&1
 left=$(docker ps -a -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME"
        docker volume ls -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME"
        docker network ls -q --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME")

@@ -206,8 +206,10 @@ def test_nginx_listen_ports_agree_with_compose_targets_and_health_check():
     targets = {int(p.split("/")[0]) for p, b in info["NetworkSettings"]["Ports"].items() if b}
     assert exposed == targets
     site = compose("exec", "-T", "nginx", "cat", SITE_CONF).stdout
-    listening = {int(port) for port in re.findall(r"^\s*listen \S+:(\d+)", site, re.M)}
+    # the public servers (every address); the stub_status server listens on loopback only
+    listening = {int(port) for port in re.findall(r"^\s*listen \*:(\d+)", site, re.M)}
     assert listening == exposed
+    assert set(re.findall(r"^\s*listen (\S+):\d+", site, re.M)) == {"*", "127.0.0.1"}
     http_target = min(p for p in listening if f"listen *:{p};" in site)
     assert f"/dev/tcp/127.0.0.1/{http_target} " in " ".join(image["Config"]["Healthcheck"]["Test"])
 
