@@ -129,7 +129,7 @@ if ! err=$(python3 "$render" --images "$images" -o "$site_conf" \
 fi
 cat >"$runtime_conf" <<EOF
 # GENERATED at container start by nginx-entrypoint (nginx/compose/entrypoint.sh); do not edit.
-# Included by /etc/nginx/conf.d/fox-avatar.conf (http context), rendered at image build.
+# Included by /etc/nginx/conf.d/fox-avatar.conf (http context), rendered by this script at start.
 
 # AVATAR_HTTPS_PORT=$https_port: the port the HTTP -> HTTPS redirect names ("" for 443).
 map "" \$avatar_https_port { default "$redirect"; }
