@@ -1,7 +1,6 @@
 """Fixtures of the monitoring layer: the monitored loopback stack and the exporters beside it, started
 once for the layer (tests/monitoring/edge.py); Prometheus scraping them all (prometheus_server.py); a
 headless Chromium for Prometheus's own UI."""
-import os
 import shutil
 import subprocess
 
@@ -11,6 +10,7 @@ import yaml
 from monitoring.edge import (BLACKBOX, BLACKBOX_CONFIG, MTAIL, NGINX_EXPORTER, PROMTOOL, MonitoredStack,
                              start_blackbox, start_mtail, start_nginx_exporter, tool_missing)
 from monitoring.prometheus_server import PROMETHEUS, Prometheus, render_config
+from stack.chromium import chromium as headless_chromium
 
 
 def need(*tools):
@@ -76,11 +76,6 @@ def prometheus(edge, blackbox):
         server.close()
 
 
-CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run", "--disable-sync",
-                  "--window-size=1200,900", "--force-device-scale-factor=1", "--hide-scrollbars"]
-
-
 @pytest.fixture(scope="session")
 def browser(tmp_path_factory):
     """Debian's headless Chromium through Selenium and Debian's chromium-driver (as tests/nginx's
@@ -88,20 +83,6 @@ def browser(tmp_path_factory):
     chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
     if not (chromium and driver_path):
         pytest.skip("not installed: chromium, chromium-driver (tests/monitoring/run.sh installs them)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
     home = tmp_path_factory.mktemp("browser-home")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={home / 'profile'}")
-    service = Service(executable_path=driver_path, env={**os.environ, "HOME": str(home)},
-                      log_output=str(home / "chromedriver.log"))
-    driver = webdriver.Chrome(options=options, service=service)
-    driver.set_page_load_timeout(30)
-    try:
+    with headless_chromium(chromium, driver_path, home) as driver:
         yield driver
-    finally:
-        driver.quit()

@@ -23,14 +23,11 @@ from urllib.parse import urlsplit
 import pytest
 
 from foxavatar.imageset import read_manifest
+from stack.chromium import chromium as headless_chromium
 from stack.stacks import free_ports
 
 IMAGES_PER_PAGE = 8
 LOADS = 4          # the first load and three reloads
-CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run", "--disable-sync",
-                  "--disable-features=HttpsUpgrades", "--window-size=1400,900",
-                  "--force-device-scale-factor=1", "--hide-scrollbars"]
 
 
 def find(*names):
@@ -82,9 +79,6 @@ def browser(stack, tmp_path_factory):
                               ("libnss3-tools", certutil)] if not p]
     if missing:
         pytest.skip(f"not installed: {', '.join(missing)} (tests/nginx/run.sh installs them)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
     home = tmp_path_factory.mktemp("browser-home")
     nssdb = home / ".pki" / "nssdb"
     nssdb.mkdir(parents=True)
@@ -94,21 +88,9 @@ def browser(stack, tmp_path_factory):
     subprocess.run([certutil, "-d", f"sql:{nssdb}", "-A", "-t", "CP,,", "-n", "fox-avatar test CA",
                     "-i", stack.ca_file], check=True)
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={home / 'profile'}")
-    options.add_argument(f"--host-resolver-rules=MAP {stack.host} {stack.addr}")
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-    service = Service(executable_path=driver_path, env={**os.environ, "HOME": str(home)},
-                      log_output=str(home / "chromedriver.log"))
-    driver = webdriver.Chrome(options=options, service=service)
-    driver.set_page_load_timeout(30)
-    try:
+    with headless_chromium(chromium, driver_path, home, f"--host-resolver-rules=MAP {stack.host} {stack.addr}",
+                           capabilities={"goog:loggingPrefs": {"performance": "ALL"}}) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def network_events(driver):
