@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import time
+import urllib.parse
 from pathlib import Path
 
 import foxmol
@@ -96,7 +97,14 @@ def counted_fallback(host_name, at_least, seconds=30):
 
 
 @pytest.fixture(scope="module")
-def counted(host_name):
+def since(host_name):
+    """The host's clock (Unix seconds) when this module starts: a scrape before it says nothing of
+    the state the tests below look at (Prometheus keeps a target's last result until the next)."""
+    return int(foxmol.host_exec(host_name, "date", "+%s"))
+
+
+@pytest.fixture(scope="module")
+def counted(host_name, since):
     """One round of requests with the sidecar up (its counter, read just before and after), one
     while it is stopped (the scenario's stopped-sidecar step) counted by a freshly started mtail.
     Meanwhile the probe is stopped: its GET / every 15 s would be counted too."""
@@ -129,9 +137,12 @@ def test_fallback_counter_rises_by_exactly_the_answers_nginx_gave_itself(counted
     assert counted["fallback"] == {("/", "302"): 1, ("/avatar/", "302"): 2}, counted
 
 
-def test_every_prometheus_target_is_up(host_name):
+def test_every_prometheus_target_is_up(host_name, since):
+    """Every target of the host's Prometheus, each scraped since this module started, is up."""
+    fresh = "__import__('calendar').timegm(__import__('time').strptime(t['lastScrape'][:19], '%%Y-%%m-%%dT%%H:%%M:%%S')) > %d"
     until = ("'data' in data and len(data['data']['activeTargets']) == %d and "
-             "all(t['health'] == 'up' for t in data['data']['activeTargets'])" % sum(JOBS.values()))
+             "all(t['health'] == 'up' and %s for t in data['data']['activeTargets'])"
+             % (sum(JOBS.values()), fresh % since))
     targets = json.loads(get(host_name, f"{PROMETHEUS}/api/v1/targets", until, 90))["data"]["activeTargets"]
     seen = {}
     for t in targets:
@@ -141,12 +152,14 @@ def test_every_prometheus_target_is_up(host_name):
     assert {t["health"] for t in targets} == {"up"}, targets
 
 
-def test_the_probe_finds_the_front_door_working(host_name):
+def test_the_probe_finds_the_front_door_working(host_name, since):
     """blackbox_exporter's modules (monitoring/blackbox/blackbox.yml) through Prometheus: both
-    probe_success 1, with the host's self-signed certificate as the probe's CA."""
+    probe_success 1 in a probe since this module started, with the host's self-signed certificate
+    as the probe's CA."""
     until = ("'data' in data and len(data['data']['result']) == 2 and "
              "all(r['value'][1] == '1' for r in data['data']['result'])")
-    result = json.loads(get(host_name, f"{PROMETHEUS}/api/v1/query?query=probe_success", until, 60))
+    query = urllib.parse.quote(f"probe_success and timestamp(probe_success) > {since}")
+    result = json.loads(get(host_name, f"{PROMETHEUS}/api/v1/query?query={query}", until, 60))
     got = {r["metric"]["module"]: r["value"][1] for r in result["data"]["result"]}
     assert got == {"fox_avatar_redirect": "1", "fox_avatar_image": "1"}, result
 
