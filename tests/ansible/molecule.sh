@@ -4,9 +4,10 @@
 # run has its own hosts, network and ephemeral directory.
 #
 #   preflight          the pre-flight cases against a fresh Debian 13 host (nothing converged)
-#   default:bookworm   one host, proxy + app, Debian 12: check mode on the fresh host, converge,
-#                      idempotence, verify (host, the shared HTTP suite, no HTTP/3), then the
-#                      changes (self-signed renewal, files mode, a rejected release, own pictures)
+#   default:bookworm   one host, proxy + app + Prometheus (monitoring on), Debian 12: check mode on
+#                      the fresh host, converge, idempotence, verify (host, the shared HTTP suite,
+#                      no HTTP/3, the exporters and Prometheus), then the changes (self-signed
+#                      renewal, files mode, a rejected release, own pictures)
 #   default:trixie     the same on Debian 13 (HTTP/3, X25519MLKEM768), then HTTP/3 off and on
 #   split              a proxy and two app hosts; the rolling upgrade under load
 #   acme               acme mode against Pebble, real http-01 validation

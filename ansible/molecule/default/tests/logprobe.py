@@ -6,6 +6,7 @@ and every log our parts write searched for them (issue 28: private by default).
   visit(host, v, stopped=...)      the round on the host, from CLIENT to Nginx's HTTPS port: with the
                                    sidecar up, then (stopped=True) again while it is stopped (the
                                    fallback answers), started again and waited for
+  send(host, v), send_stopped(host, v)  one round, with the sidecar up; while it is stopped
   logs(host)                       {source: text}: every file of LOG_DIR (rotated and compressed
                                    ones too) and the journal of the fox-avatar and nginx units
   found(logs, value)               the sources that hold value
@@ -105,14 +106,19 @@ def visit(host: str, v: Visit, stopped: bool = True) -> str:
     """The round with the sidecar up; then, stopped=True, while it is stopped (the fallback)."""
     out = send(host, v)
     if stopped:
-        foxmol.host_exec(host, "systemctl", "stop", "fox-avatar")
-        try:
-            out += "\n(sidecar stopped)\n" + send(host, v)
-        finally:
-            foxmol.host_exec(host, "systemctl", "start", "fox-avatar")
-            foxmol.host_exec(host, "python3", "-c", _HEALTHY)
+        out += "\n(sidecar stopped)\n" + send_stopped(host, v)
     time.sleep(0.5)
     return out
+
+
+def send_stopped(host: str, v: Visit) -> str:
+    """The round while the sidecar is stopped (the fallback answers); started again and waited for."""
+    foxmol.host_exec(host, "systemctl", "stop", "fox-avatar")
+    try:
+        return send(host, v)
+    finally:
+        foxmol.host_exec(host, "systemctl", "start", "fox-avatar")
+        foxmol.host_exec(host, "python3", "-c", _HEALTHY)
 
 
 def logs(host: str) -> dict[str, str]:

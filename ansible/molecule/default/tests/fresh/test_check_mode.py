@@ -4,10 +4,12 @@ import foxmol
 import pytest
 
 # What a real run leaves on the host: none of it may exist after check mode.
-PACKAGES = ["nginx", "default-jre-headless"]
+PACKAGES = ["nginx", "default-jre-headless", "prometheus", "prometheus-nginx-exporter", "mtail",
+            "prometheus-blackbox-exporter"]
 PATHS = ["/etc/systemd/system/fox-avatar.service", "/etc/ssl/fox-avatar", "/etc/nginx/fox-avatar",
          "/etc/nginx/fox-avatar-releases", "/opt/fox-avatar", "/etc/logrotate.d/fox-avatar",
-         "/var/log/nginx/fox-avatar"]
+         "/var/log/nginx/fox-avatar", "/etc/default/prometheus-nginx-exporter", "/etc/mtail",
+         "/etc/prometheus"]
 
 
 @pytest.fixture(scope="module")
