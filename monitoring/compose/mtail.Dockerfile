@@ -2,7 +2,7 @@
 # program monitoring/mtail/fox-avatar.mtail (mounted read-only by docker-compose.yml at
 # /etc/fox-avatar/mtail). docker-compose.yml runs it in the Nginx container's network namespace
 # (network_mode: service:nginx): Nginx sends its fallback feed to 127.0.0.1:5140/udp
-# (nginx/compose/entrypoint.sh, avatar_fallback_syslog); Prometheus scrapes it at nginx:3903 (job
+# (nginx/compose/entrypoint.d/30-site.sh, avatar_fallback_syslog); Prometheus scrapes it at nginx:3903 (job
 # fox-avatar-mtail). Build context: the repository root.
 FROM debian:trixie-slim
 

@@ -1,6 +1,6 @@
 # fox-avatar monitoring profile: Debian 13's prometheus-nginx-exporter (1.4) on debian:trixie-slim.
 # docker-compose.yml runs it in the Nginx container's network namespace (network_mode:
-# service:nginx), where Nginx's stub_status listens on 127.0.0.1:8082 (nginx/compose/entrypoint.sh,
+# service:nginx), where Nginx's stub_status listens on 127.0.0.1:8082 (nginx/compose/entrypoint.d/30-site.sh,
 # avatar_status_listen); Prometheus scrapes it at nginx:9113 (job fox-avatar-nginx).
 # Build context: the repository root.
 FROM debian:trixie-slim

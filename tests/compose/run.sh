@@ -8,8 +8,8 @@
 #  4. the shared HTTP assertions (tests/stack, AVATAR_STACK=external) against the published ports
 #     and the browser tests (tests/nginx/test_browser*.py) against them
 #  5. image sizes and idle memory (docker stats)
-#  6. tests/compose: the settings' files and defaults, both images' image set, the rendered site
-#     file + run-time include (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
+#  6. tests/compose: the settings' files and defaults, both images' image set, the site file rendered
+#     at start with every setting in it (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
 #     Nginx 1.26 starting without warnings, hardening, wrong settings, certificate, crash ->
 #     fallback + restart, --scale app=3; private logs (AVATAR_ACCESS_LOG unset, full, off; the
 #     container logs' size cap); the TLS audit (testssl)

@@ -21,7 +21,6 @@ import pytest
 import requests
 
 from foxavatar.imageset import MANIFEST, read_manifest
-from stack.stacks import load_renderer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MANIFEST_OF_IMAGES = read_manifest(os.path.join(ROOT, "images"))
@@ -29,7 +28,6 @@ MANIFEST_OF_IMAGES = read_manifest(os.path.join(ROOT, "images"))
 IMAGE_SET = [MANIFEST] + MANIFEST_OF_IMAGES.paths()
 IMAGE_LOCATIONS = {f"/{e.path}" for e in MANIFEST_OF_IMAGES.images}   # the Location of every avatar redirect
 LEGACY_IMAGE = MANIFEST_OF_IMAGES.legacy[0].path   # Cache-Control from AVATAR_IMAGES_MAX_AGE
-RUNTIME_CONF = "/run/nginx/fox-avatar.runtime.conf"
 SITE_CONF = "/etc/nginx/conf.d/fox-avatar.conf"
 NEEDED = ("COMPOSE_PROJECT_NAME", "COMPOSE_FILE", "AVATAR_HTTPS_PORT", "AVATAR_CA")
 
@@ -176,12 +174,17 @@ def test_both_services_serve_exactly_the_image_set_byte_for_byte_and_both_images
             f"{image}: {directory} is not the image set of images/"
 
 
-def test_nginx_image_site_file_is_rendered_and_its_config_is_clean():
+def test_nginx_site_file_is_rendered_at_start_with_every_setting_and_its_config_is_clean():
+    """nginx/compose/entrypoint.d/30-site.sh renders the one site file with the settings in it: no
+    hand-written include beside it (the app's port in the template's upstream block, the published
+    HTTPS port in the redirect's map)."""
     site = compose("exec", "-T", "nginx", "cat", SITE_CONF).stdout
     assert site.startswith("# fox-avatar: per-deployment values, rendered from nginx/fox-avatar.conf.j2")
-    assert f"include {RUNTIME_CONF};" in site
-    runtime = compose("exec", "-T", "nginx", "cat", RUNTIME_CONF).stdout
-    assert runtime.startswith("# GENERATED at container start")
+    assert not re.search(r"^\s*include /run/", site, re.M), "a run-time include is back"
+    port = compose("exec", "-T", "app", "printenv", "AVATAR_PORT").stdout.strip()
+    assert upstream_block(site) == [f"server app:{port};", "include fox-avatar/upstream-keepalive.conf;"]
+    https_port = int(os.environ["AVATAR_HTTPS_PORT"])
+    assert f'map "" $avatar_https_port {{ default ":{https_port}"; }}' in site
     test = compose("exec", "-T", "nginx", "nginx", "-t")
     assert "test is successful" in test.stderr
     assert not re.search(r"\[(warn|emerg|alert|crit|error)\]", test.stderr), test.stderr
@@ -212,18 +215,6 @@ def test_nginx_listen_ports_agree_with_compose_targets_and_health_check():
     assert set(re.findall(r"^\s*listen (\S+):\d+", site, re.M)) == {"*", "127.0.0.1"}
     http_target = min(p for p in listening if f"listen *:{p};" in site)
     assert f"/dev/tcp/127.0.0.1/{http_target} " in " ".join(image["Config"]["Healthcheck"]["Test"])
-
-
-def test_generated_upstream_is_the_templates_upstream_for_app_port():
-    """The entrypoint writes the upstream block; the template owns its shape: they must agree."""
-    port = compose("exec", "-T", "app", "printenv", "AVATAR_PORT").stdout.strip()
-    runtime = compose("exec", "-T", "nginx", "cat", RUNTIME_CONF).stdout
-    rendered = load_renderer()({
-        "avatar_server_name": "x", "avatar_tls_certificate": "/c", "avatar_tls_certificate_key": "/k",
-        "avatar_images_root": "/r", "avatar_manifest": MANIFEST_OF_IMAGES.text,
-        "avatar_upstream_servers": [f"app:{port}"],
-        "avatar_nginx_build": compose("exec", "-T", "nginx", "nginx", "-V").stderr})
-    assert upstream_block(runtime) == upstream_block(rendered)
 
 
 def test_images_max_age_setting_in_an_env_file_reaches_the_image_responses(tmp_path):

@@ -108,7 +108,7 @@ def entries(directory):
 def path_tokens(span, base=""):
     """Words of a code span that name a repository path (from the root): their first part is a top-level
     entry of the repository (app/..., docs/bench.md, Makefile), or, with a slash, an entry of the doc's
-    own directory base (nginx/README.md's `compose/entrypoint.sh`). Placeholders (<hash>, N, NAME, {a,b})
+    own directory base (nginx/README.md's `compose/docker-entrypoint.sh`). Placeholders (<hash>, N, NAME, {a,b})
     become globs."""
     for word in root_words(span):
         first = word.split("/", 1)[0]

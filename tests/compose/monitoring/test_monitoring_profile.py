@@ -182,7 +182,7 @@ def test_blackbox_reads_the_served_certificate_but_not_its_key(prometheus):
 
 def test_exporters_read_the_addresses_nginx_was_rendered_with(prometheus):
     """One fact, two readers: the site file's status listener and fallback feed (nginx/compose/
-    entrypoint.sh) are what nginx-exporter scrapes and mtail listens on (their images' CMD)."""
+    entrypoint.d/30-site.sh) are what nginx-exporter scrapes and mtail listens on (their images' CMD)."""
     site = compose("exec", "-T", "nginx", "cat", SITE_CONF).stdout
     status_server = site[site.index("# Nginx's counters (stub_status)"):]
     (listen,) = re.findall(r"^\s*listen (\S+);", status_server, re.M)

@@ -1,0 +1,53 @@
+#!/bin/bash
+# The certificate Nginx serves, in /etc/nginx/tls (the tls volume, or AVATAR_TLS_DIR):
+#   fullchain.pem + privkey.pem                  used as they are when both exist (your own
+#                                                certificate; the key must be readable by uid 33)
+#   neither exists                               a self-signed certificate for AVATAR_TLS_NAMES is
+#                                                generated (ECDSA P-256, 365 days) and kept there
+#   a generated one whose names changed or that  is generated again
+#   expires within 30 days
+# (The one self-signed policy of every deployment: nginx/README.md, "The self-signed certificate".)
+set -euo pipefail
+
+tls=/etc/nginx/tls
+cert=$tls/fullchain.pem
+key=$tls/privkey.pem
+marker=$tls/self-signed.names     # present only next to a certificate this script generated
+die() { echo "nginx-entrypoint: $*" >&2; exit 2; }
+read -r -a names <<<"$AVATAR_TLS_NAMES"   # checked by 10-settings.sh
+
+self_signed() {
+  local san="" n
+  for n in "${names[@]}"; do
+    if [[ $n =~ ^[0-9.]+$ || $n == *:* ]]; then san+=",IP:$n"
+    elif [[ $n =~ ^[A-Za-z0-9*]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]]; then san+=",DNS:$n"
+    else die "AVATAR_TLS_NAMES: not a host name or IP address: '$n'"; fi
+  done
+  echo "nginx-entrypoint: generating a self-signed certificate for: ${names[*]}" >&2
+  (
+    umask 077
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 365 \
+      -subj "/CN=${names[0]}" -addext "subjectAltName=${san#,}" \
+      -addext "basicConstraints=critical,CA:FALSE" -addext "keyUsage=critical,digitalSignature" \
+      -addext "extendedKeyUsage=serverAuth" \
+      -keyout "$key.new" -out "$cert.new" 2>/dev/null
+  ) || die "cannot write a certificate to $tls (read-only or not writable by uid $(id -u)?)"
+  chmod 0644 "$cert.new"
+  mv -f "$key.new" "$key" && mv -f "$cert.new" "$cert"
+  printf '%s\n' "${names[*]}" >"$marker"
+}
+
+if [[ -e $cert && -e $key ]]; then
+  if [[ -e $marker ]] && { [[ $(<"$marker") != "${names[*]}" ]] \
+       || ! openssl x509 -in "$cert" -noout -checkend $((30 * 86400)) >/dev/null; }; then
+    self_signed
+  fi
+elif [[ -e $cert || -e $key ]]; then
+  die "$tls holds only one of fullchain.pem and privkey.pem: give both (or neither, for a self-signed one)"
+else
+  self_signed
+fi
+[[ -r $key ]] || die "$key is not readable by uid $(id -u) (chown or chmod it)"
+# The tls volume: group www-data may read fullchain.pem (the monitoring profile's probe trusts it;
+# privkey.pem stays 0600). A volume made before this line had 0700.
+if [[ -O $tls ]]; then chmod 0750 "$tls"; fi

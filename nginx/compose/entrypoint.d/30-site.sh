@@ -1,0 +1,40 @@
+#!/bin/bash
+# The site file /etc/nginx/conf.d/fox-avatar.conf (a link to /run/nginx/fox-avatar.conf: the root
+# file system is read-only), rendered from nginx/fox-avatar.conf.j2 by nginx/render.py for this
+# Nginx (nginx -V), the image set mounted at /srv/fox-avatar/images (AVATAR_IMAGES_DIR, the set the
+# app reads too) and the settings 10-settings.sh checked. Every value is in the rendered file.
+#   AVATAR_IMAGES_DIR   (only named in messages) the host directory compose mounts there; not a
+#                       complete set (manifest.tsv and every file it lists): a one-line error naming
+#                       it, exit 2.
+set -euo pipefail
+
+site=/run/nginx/fox-avatar.conf
+images=/srv/fox-avatar/images
+tls=/etc/nginx/tls
+die() { echo "nginx-entrypoint: $*" >&2; exit 2; }
+
+# The ports Nginx listens on inside the container (nginx/Dockerfile's HTTP_PORT and HTTPS_PORT).
+read -r listen_http listen_https </usr/local/lib/fox-avatar/ports
+# For the monitoring profile's exporters, which join this container's network namespace
+# (docker-compose.yml, network_mode: service:nginx; their images name the same addresses): Nginx's
+# stub_status on loopback only (avatar_status_allow's default), and the fallback feed to mtail. IP
+# literals: Nginx resolves nothing for them at start. Without the profile nothing reads them; a
+# fallback answer's lost datagram costs one "send() failed" line in Nginx's error output.
+status_listen=127.0.0.1:8082
+fallback_syslog=127.0.0.1:5140
+
+mkdir -p "${site%/*}"
+# The app service by its compose name: Nginx resolves "app" to every replica when it (re)loads.
+if ! err=$(python3 /usr/local/lib/fox-avatar/nginx/render.py --images "$images" -o "$site" \
+      avatar_nginx_build="$(nginx -V 2>&1)" \
+      avatar_server_name=localhost 'avatar_listen_addresses=["*"]' \
+      avatar_http_port="$listen_http" avatar_https_port="$listen_https" \
+      avatar_https_redirect_port="$((10#$AVATAR_HTTPS_PORT))" \
+      avatar_images_max_age="$((10#$AVATAR_IMAGES_MAX_AGE))" \
+      avatar_upstream_servers="[\"app:$((10#$AVATAR_APP_PORT))\"]" \
+      avatar_tls_certificate="$tls/fullchain.pem" avatar_tls_certificate_key="$tls/privkey.pem" \
+      avatar_images_root="$images" avatar_access_log_mode="$AVATAR_ACCESS_LOG" \
+      avatar_access_log=/dev/stdout avatar_error_log=/dev/stderr avatar_fallback_log=/dev/stderr \
+      avatar_status_listen="[\"$status_listen\"]" avatar_fallback_syslog="$fallback_syslog" 2>&1); then
+  die "AVATAR_IMAGES_DIR=${AVATAR_IMAGES_DIR:-./images}: not a complete image set (make one with \`make images SRC=DIR OUT=DIR\`): $(tail -n1 <<<"$err")"
+fi
