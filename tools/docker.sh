@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tools/docker.sh - provisions the Docker machinery (engine, compose v2, base and systemd images, Pebble),
-# sourced by the test layers, the bench and the image drawing.
+# sourced by the test layers and the bench.
 #
 #   . tools/docker.sh
 #
