@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tools/docker.sh - provisions the Docker machinery (engine, compose v2, base and systemd images, Pebble),
-# sourced by the test layers, the bench and the image drawing.
+# sourced by the test layers and the bench.
 #
 #   . tools/docker.sh
 #
@@ -24,8 +24,8 @@
 # Self-test: bash tools/docker_selftest.sh
 #
 # Settings (environment, all optional): COMPOSE_FROM, COMPOSE_VERSION, PEBBLE_VERSION, DOCKERD_TIMEOUT,
-# PULL_TIMEOUT, SYSTEMD_TIMEOUT, FOX_TOOLS (default /var/cache/fox-avatar), DEBIAN_MIRROR (default:
-# the machine's apt mirror), APT_PROXY.
+# PULL_TIMEOUT, SYSTEMD_TIMEOUT, TRIXIE_CLIENT_TAG, TRIXIE_NGINX_TAG, TRIXIE_JDKS_TAG, FOX_TOOLS (default
+# /var/cache/fox-avatar), DEBIAN_MIRROR (default: the machine's apt mirror), APT_PROXY.
 
 _DOCKER_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tools/apt.sh

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Self-test of tools/docker.sh on this machine: runs every function (building what is missing),
+# Self-test of tools/docker.sh on this machine: runs the functions the test layers use (building what
+# is missing; not the bench's trixie_nginx_ready and trixie_jdks_ready, apt_cache_ready only with APT_CACHE=1),
 # then boots one systemd host per suite, installs nginx in it with apt, and checks that nginx is
 # active and answers over HTTP from the Docker host. Prints the time of each step. Exit 0 = all good.
 #   bash tools/docker_selftest.sh            (APT_CACHE=1 to route the hosts' apt via apt_cache_ready)

@@ -5,11 +5,15 @@ plus tools/foxavatar (the image set, the loopback stack). One module per concern
   processes   starting, pinning and stopping server processes; what /proc says about them
   machine     the description of the machine and its tools
   load        the load tools (wrk, h2load, ab) and the targets they aim at
+  workspace   what a run's candidates share: the images, a temp dir, the throw-away certificate
   candidates  the servers compared, one class each, and their list
+  trixie      issue 12's candidate: the full stack on Debian 13 (a container), loaded by oha
   avatar      issue 11's avatar URL: the answer it must get, the bytes to show a 64 px avatar (full stack)
   benchmark   the default mode: every candidate, throughput rounds, memory, start-up
   tune        TUNE=1: JVM flag sets and Undertow settings for the sidecar alone
   soak        SOAK=1: millions of requests through the full stack, memory sampled
+  jdks        the JDK comparison (17, 21, 25; CDS, AppCDS, the AOT cache)
+  rows        which row of the raw results is which (candidate, protocol, request)
   sections    what the report says: docs/bench.md's sections, the README table
   charts      the charts (gnuplot) of the results and the soak
   report      the raw-results file, and the sections rendered from it into docs/bench.md and the README

@@ -1,5 +1,5 @@
 # Sourced by the Ansible layer's runners (tests/ansible/*.sh): named assertions, section headers, and
-# the closing "N passed, N failed" line that CI reads.
+# the closing "N passed, N failed" line (CI goes by the exit status: checks_summary's).
 #   check NAME CMD...   runs CMD; PASS or FAIL under NAME (the scenario goes on either way)
 #   checks_summary WHAT prints the failures, WHAT's wall time (since $START) and the closing line;
 #                       returns non-zero when anything failed

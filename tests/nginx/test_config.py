@@ -1,6 +1,5 @@
 """The Nginx configuration itself, on the loopback stack: clean `nginx -t`,
 the template, the generated fallback map, logs, timeouts, keepalive."""
-import json
 import re
 import subprocess
 import sys
@@ -145,17 +144,6 @@ def test_render_names_a_missing_variable_in_one_line():
                          capture_output=True, text=True)
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "avatar_images_root" in out.stderr, out.stderr
-
-
-def test_committed_renderings_are_current():
-    """Any committed rendering (e.g. compose's fixed file: NAME.json beside
-    NAME.conf under nginx/) must equal the template rendered with its values."""
-    render = load_renderer()
-    for values in NGINX_DIR.rglob("*.json"):
-        conf = values.with_suffix(".conf")
-        if conf.exists():
-            expected = render({**json.loads(values.read_text()), "avatar_manifest": read_manifest(REPO / "images").text})
-            assert conf.read_text() == expected, f"{conf} is stale: nginx/render.py {values} -o {conf}"
 
 
 # --- the image map and the fallback, rendered from the manifest ----------------------

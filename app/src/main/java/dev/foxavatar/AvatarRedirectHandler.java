@@ -30,12 +30,10 @@ public final class AvatarRedirectHandler implements HttpHandler {
     private final String keyedCacheControl;
     private final RequestMetrics metrics;
 
-    /** @param prefix {@code "/"} for relative redirects, or a base URL ending in {@code "/"} */
-    public AvatarRedirectHandler(String prefix, ImageManifest manifest) {
-        this(prefix, manifest, RequestMetrics.OFF);
-    }
-
-    /** The same, counting each redirect in {@code metrics}. */
+    /**
+     * @param prefix {@code "/"} for relative redirects, or a base URL ending in {@code "/"}
+     * @param metrics where each redirect is counted ({@link RequestMetrics#OFF}: nowhere)
+     */
     public AvatarRedirectHandler(String prefix, ImageManifest manifest, RequestMetrics metrics) {
         this.metrics = metrics;
         int foxes = manifest.foxes().length;

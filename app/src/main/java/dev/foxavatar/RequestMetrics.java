@@ -111,11 +111,6 @@ public class RequestMetrics {
         }
     }
 
-    /** True when {@link #record} counts (the metrics listener is on). */
-    public boolean on() {
-        return requests != null;
-    }
-
     /**
      * The families in text format. A request counter appears from its first count, except the answers every
      * deployment gives (each route's 302 in each format, health's 200, other's 404): present at 0 from the

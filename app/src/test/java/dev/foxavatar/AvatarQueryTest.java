@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The raw query string read as nginx's $arg_NAME reads it (spec section 2). */
+/** The raw query string read as nginx's $arg_NAME reads it (docs/avatar-url.md, "Parameters"). */
 class AvatarQueryTest {
     private static final int NONE = AvatarQuery.NONE;
 
