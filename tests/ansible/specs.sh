@@ -83,8 +83,10 @@ fi
 section "ansible-lint (production profile)"
 # The whole collection (ansible/: galaxy.yml's and meta/runtime.yml's rules too, the playbook, the
 # roles, the Molecule scenarios). Their converge playbooks import fox_avatar.deploy.site: here found
-# through collections/, the link back to ansible/.
-if (cd ansible && ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections" ansible-lint --nocolor 2>&1) | tee "$WORK/lint.log" | tail -n 5 \
+# through collections/, the link back to ansible/. A HOME of its own: ansible-lint puts
+# ~/.ansible/collections first, where another fox_avatar.deploy may be installed (a Molecule prerun's).
+mkdir -p "$WORK/home"
+if (cd ansible && HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections" ansible-lint --nocolor 2>&1) | tee "$WORK/lint.log" | tail -n 5 \
    && grep -q 'Profile .production. was required, and it passed' "$WORK/lint.log"; then
   pass "ansible-lint production profile reports nothing"
 else
