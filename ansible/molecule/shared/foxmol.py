@@ -81,7 +81,7 @@ class Run:
         return self.clean and all(r["changed"] == 0 for r in self.recap.values())
 
     def handler_changed(self, title: str) -> bool:
-        """The handler titled so (e.g. 'fox_avatar_nginx : Reload Nginx') ran and reported changed."""
+        """The handler titled so (e.g. 'fox_avatar.deploy.fox_avatar_nginx : Reload Nginx': the role by its FQCN) ran and reported changed."""
         lines = self.text.splitlines()
         for i, line in enumerate(lines):
             if line.startswith(f"RUNNING HANDLER [{title}]"):
