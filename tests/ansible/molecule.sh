@@ -17,6 +17,7 @@
 # (at the lowest priority) starved for whole 10-s rounds and a starved JVM missed Nginx's 2-s read
 # timeout (a fallback answer). Then the other three side by side.
 #
+# Every run uses the collection's tarball, built and installed here once (ANSIBLE_COLLECTIONS_PATH).
 # Settings: MOLECULE_SCENARIOS (runs to do, e.g. "split acme" or "default:trixie", "--" between
 # waves; default the waves above); FOX_MOLECULE_PREFIX names the containers and networks (default
 # foxmol); MOLECULE_KEEP=1 keeps the hosts of a failed run (--destroy never) and its ephemeral
@@ -37,6 +38,22 @@ export NO_COLOR=1 PY_COLORS=0   # no colour in the logs
 molecule --version 2>/dev/null | head -n 1
 WORK=$(mktemp -d /tmp/fox-molecule.XXXXXX)
 [ -n "${MOLECULE_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
+
+# What users install is what is tested: the collection's tarball (ansible-galaxy collection build
+# ansible/), installed once for every run; the scenarios run its playbook fox_avatar.deploy.site and
+# its roles through ANSIBLE_COLLECTIONS_PATH, and check that they did (foxmol.collection_in_use,
+# the preflight cases).
+section "the collection: build the tarball, install it"
+ansible-galaxy collection build ansible/ --output-path "$WORK/dist" >"$WORK/build.log" 2>&1 \
+  || { cat "$WORK/build.log"; die "ansible-galaxy collection build ansible/ failed"; }
+# --force and this path alone: a fox_avatar.deploy installed elsewhere (~/.ansible/collections, by
+# hand or by a Molecule prerun) neither stops the install nor is found by the runs.
+export ANSIBLE_COLLECTIONS_PATH="$WORK/collections"
+ansible-galaxy collection install --force "$WORK"/dist/fox_avatar-deploy-*.tar.gz -p "$WORK/collections" \
+  >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; die "ansible-galaxy collection install failed"; }
+test -f "$WORK/collections/ansible_collections/fox_avatar/deploy/MANIFEST.json" \
+  || { cat "$WORK/install.log"; die "the collection is not installed in $WORK/collections"; }
+echo "installed $(basename "$WORK"/dist/fox_avatar-deploy-*.tar.gz) in $ANSIBLE_COLLECTIONS_PATH"
 
 # A run's files are named NAME: the run with "-" for ":" (a path with a colon cannot be mounted:
 # the verifiers mount certificates from the ephemeral directory into client containers).

@@ -4,8 +4,11 @@ A scenario's tests/conftest.py puts this directory on sys.path and imports what 
 runs the verifier with MOLECULE_INVENTORY_FILE and MOLECULE_EPHEMERAL_DIRECTORY set; everything
 here reads them.
 
-  playbook(name, *args, extra_vars=..., limit=...)  the real site.yml against the scenario's hosts
-                                  (as a user runs it: ansible/ansible.cfg, from ansible/); a Run
+  playbook(name, *args, extra_vars=..., limit=...)  the real site.yml against the scenario's hosts,
+                                  as the installed collection's playbook fox_avatar.deploy.site
+                                  (ANSIBLE_COLLECTIONS_PATH; ansible/ansible.cfg, from ansible/); a Run
+  collection_in_use(run)          where the run's playbook came from, checked to be the installed
+                                  tarball's (ANSIBLE_COLLECTIONS_PATH), not this repository's
   start_playbook(...)             the same in the background: a Pending, .wait() gives the Run
   Run                             rc, log, recap, clean, unchanged, handler_changed(), excerpt()
   docker(*args), host_exec(host, *cmd), host_ip(host), nginx_pid(host), app_pid(host)
@@ -78,7 +81,7 @@ class Run:
         return self.clean and all(r["changed"] == 0 for r in self.recap.values())
 
     def handler_changed(self, title: str) -> bool:
-        """The handler titled so (e.g. 'fox_avatar_nginx : Reload Nginx') ran and reported changed."""
+        """The handler titled so (e.g. 'fox_avatar.deploy.fox_avatar_nginx : Reload Nginx': the role by its FQCN) ran and reported changed."""
         lines = self.text.splitlines()
         for i, line in enumerate(lines):
             if line.startswith(f"RUNNING HANDLER [{title}]"):
@@ -109,12 +112,32 @@ class Run:
 
 
 def _playbook_cmd(args, extra_vars, limit) -> list[str]:
-    cmd = ["ansible-playbook", "-i", inventory(), "site.yml", *args]
+    # the installed collection's playbook (tests/ansible/molecule.sh: ANSIBLE_COLLECTIONS_PATH)
+    cmd = ["ansible-playbook", "-i", inventory(), "fox_avatar.deploy.site", *args]
     if limit:
         cmd += ["--limit", limit]
     if extra_vars:
         cmd += ["-e", json.dumps(extra_vars)]
     return cmd
+
+
+# site.yml's first task says where its playbook is: fox_avatar.deploy: the playbook in DIR
+_PLAYBOOK_DIR = re.compile(r"fox_avatar\.deploy: the playbook in (/[^'\"\s]*)")
+
+
+def collection_in_use(run: Run) -> Path:
+    """The directory the run's site.yml came from, checked to be the installed collection's
+    (under ANSIBLE_COLLECTIONS_PATH, which tests/ansible/molecule.sh points at the tarball it built
+    and installed) and not this repository's ansible/ (which collections/ links back to)."""
+    found = _PLAYBOOK_DIR.findall(run.text)
+    assert found, f"{run.log}: no 'fox_avatar.deploy: the playbook in' line (site.yml's first task)"
+    where = Path(found[0])
+    installed = [Path(p).resolve() for p in os.environ.get("ANSIBLE_COLLECTIONS_PATH", "").split(":") if p]
+    assert installed, "ANSIBLE_COLLECTIONS_PATH is not set: run the scenarios with tests/ansible/molecule.sh"
+    assert any(where.is_relative_to(p / "ansible_collections/fox_avatar/deploy") for p in installed), \
+        f"{run.log}: site.yml ran from {where}, not from the installed collection under {installed}"
+    assert not where.is_relative_to(REPO), f"{run.log}: site.yml ran from the repository ({where})"
+    return where
 
 
 def _env(extra: dict | None = None) -> dict:

@@ -46,5 +46,5 @@ def test_still_one_lineage_now_two_certificates_in_it(run):
 
 
 def test_nginx_was_reloaded_not_restarted(run, before):
-    assert run.handler_changed("fox_avatar_nginx : Reload Nginx"), run
+    assert run.handler_changed("fox_avatar.deploy.fox_avatar_nginx : Reload Nginx"), run
     assert foxmol.nginx_pid(HOST) == before["nginx"]

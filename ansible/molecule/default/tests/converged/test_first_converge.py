@@ -1,5 +1,6 @@
 """Molecule's converge step on the fresh host, read from its log.
 The second converge's changed=0 is Molecule's idempotence step."""
+from foxmol import collection_in_use
 
 
 def test_first_converge_succeeds(molecule_converge):
@@ -12,3 +13,8 @@ def test_first_converge_warns_about_nothing(molecule_converge):
     """No [WARNING] line (e.g. a find on a directory a fresh host does not have yet)."""
     warnings = [line for line in molecule_converge.text.splitlines() if line.startswith("[WARNING]")]
     assert warnings == [], f"{molecule_converge.log}: {warnings}"
+
+
+def test_first_converge_runs_the_installed_collection(molecule_converge):
+    """The roles that ran are the built tarball's, installed: not this repository's ansible/."""
+    collection_in_use(molecule_converge)

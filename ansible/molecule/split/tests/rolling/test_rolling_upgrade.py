@@ -31,8 +31,8 @@ from conftest import inventory_hosts, pool, report
 
 APPS = inventory_hosts()["apps"]
 LOADS = {"fresh": ["-c2", "-H", "Connection: close"], "reused": ["-c8"]}
-RELOAD = "fox_avatar_app : Reload Nginx on those proxies"
-MARK = "fox_avatar_app : Mark this host down in the upstream pools, or take the mark off"
+RELOAD = "fox_avatar.deploy.fox_avatar_app : Reload Nginx on those proxies"
+MARK = "fox_avatar.deploy.fox_avatar_app : Mark this host down in the upstream pools, or take the mark off"
 FALLBACK_LOG = "/var/log/nginx/fox-avatar/fallback.log"
 
 
@@ -170,7 +170,7 @@ def rolling_order(log: str) -> list[str]:
         handler = re.match(r"^RUNNING HANDLER \[(.*)\]", line)
         if handler:
             title = handler[1]
-            mark = ("restart" if title == "fox_avatar_app : Restart fox-avatar" else
+            mark = ("restart" if title == "fox_avatar.deploy.fox_avatar_app : Restart fox-avatar" else
                     title.rpartition("| ")[2] if title.startswith(MARK + " | ") else None)
             if mark:
                 out.append(mark)

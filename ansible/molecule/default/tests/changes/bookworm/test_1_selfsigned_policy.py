@@ -74,7 +74,7 @@ def test_certificate_with_20_days_left_is_made_again_valid_365_days(renewal):
 
 
 def test_nginx_is_reloaded_for_the_new_certificate(renewal):
-    assert renewal.run.handler_changed("fox_avatar_nginx : Reload Nginx"), renewal.run.excerpt()
+    assert renewal.run.handler_changed("fox_avatar.deploy.fox_avatar_nginx : Reload Nginx"), renewal.run.excerpt()
 
 
 def test_nginx_serves_the_new_certificate(renewal, addr):

@@ -86,7 +86,7 @@ def test_good_release_makes_a_new_release_live(good, before):
 
 
 def test_good_release_reloads_nginx(good):
-    assert good.run.handler_changed("fox_avatar_nginx : Reload Nginx"), good.run.excerpt()
+    assert good.run.handler_changed("fox_avatar.deploy.fox_avatar_nginx : Reload Nginx"), good.run.excerpt()
 
 
 def test_good_release_does_not_restart_nginx(good, before):

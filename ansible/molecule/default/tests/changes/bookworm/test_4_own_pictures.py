@@ -41,7 +41,7 @@ def test_own_pictures_converge_succeeds(own_converge):
 
 
 def test_own_pictures_reload_nginx(own_converge):
-    assert own_converge.run.handler_changed("fox_avatar_nginx : Reload Nginx"), own_converge.run.excerpt()
+    assert own_converge.run.handler_changed("fox_avatar.deploy.fox_avatar_nginx : Reload Nginx"), own_converge.run.excerpt()
 
 
 def test_own_pictures_do_not_restart_nginx(own_converge):

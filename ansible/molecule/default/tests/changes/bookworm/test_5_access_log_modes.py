@@ -29,7 +29,7 @@ def full(host_name, files_mode):
 
 
 def test_access_log_full_converge_succeeds_with_a_reload(full):
-    assert full.run.clean and full.run.handler_changed("fox_avatar_nginx : Reload Nginx"), full.run.excerpt()
+    assert full.run.clean and full.run.handler_changed("fox_avatar.deploy.fox_avatar_nginx : Reload Nginx"), full.run.excerpt()
 
 
 @pytest.mark.parametrize("what", list(logprobe.Visit("").values()))
