@@ -44,7 +44,7 @@ import shutil
 from collections import defaultdict
 
 from .buckets import table
-from .contract import (BUCKETS, DEFAULT_SIZE, FORMATS, HASH_HEX, KEY_MAX_LENGTH, KEYED_MAX_AGE, LADDER,
+from .contract import (DEFAULT_SIZE, FORMATS, HASH_HEX, KEY_MAX_LENGTH, KEYED_MAX_AGE, LADDER,
                        MANIFEST, SUBDIR, accept_regex)
 
 PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
@@ -126,7 +126,10 @@ def write_set(scratch, pictures, prefix="Renard", legacy=True):
         regex = accept_regex(fmt.media) if k < len(FORMATS) - 1 else ""
         lines.append(f"format\t{fmt.ext}\t{fmt.media}\t{regex}\n")
     lines.append(f"keyed\t{KEYED_MAX_AGE}\t{KEY_MAX_LENGTH}\n")
-    lines.append(f"default\t{DEFAULT_SIZE}\n")
+    # The default size must be on the set's ladder: a set whose pictures all stop below DEFAULT_SIZE
+    # answers its largest size instead (every reader refuses a default off the ladder).
+    top = max(len(sizes) for _, _, sizes in pictures)
+    lines.append(f"default\t{min(DEFAULT_SIZE, LADDER[top - 1])}\n")
 
     legacy_lines, total, at64, files = [], defaultdict(int), defaultdict(int), 0
     for number, _, sizes in pictures:
