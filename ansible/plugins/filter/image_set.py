@@ -26,7 +26,7 @@ def image_set_problem(src):
     try:
         read_manifest(str(src))
     except ManifestError as e:
-        return f"{e} (make it with `make images`, or `make images SRC=your-pictures OUT={src}`)"
+        return f"{e} (make one with `make images`, or `make images SRC=your-pictures OUT=DIR`)"
     return ""
 
 
