@@ -24,18 +24,8 @@ import jinja2
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "fox-avatar.conf.j2"
 sys.path.insert(0, str(HERE.parent / "tools"))
-from foxavatar.imageset import ManifestError, parse_manifest, read_manifest  # noqa: E402  (the image set's owner)
+from foxavatar.imageset import ManifestError, read_manifest  # noqa: E402  (the image set's owner)
 from foxavatar.imageset.nginx import template_data  # noqa: E402
-
-
-def image_set_variables(manifest):
-    """{"avatar_image_set": ...} for an images directory (its manifest and files checked), a Manifest,
-    or a manifest's text (not checked against files: the tests' made-up sets)."""
-    if isinstance(manifest, str):
-        manifest = parse_manifest(manifest)
-    elif not hasattr(manifest, "images"):
-        manifest = read_manifest(manifest)
-    return {"avatar_image_set": template_data(manifest)}
 
 
 def render(variables, template=TEMPLATE):
@@ -73,7 +63,7 @@ def main(argv=None):
     args, variables = parse_args(argv)
     if args.images is not None:
         try:
-            variables.update(image_set_variables(Path(args.images)))
+            variables["avatar_image_set"] = template_data(read_manifest(args.images))
         except ManifestError as e:
             print(f"render: --images: {e}", file=sys.stderr)
             return 2

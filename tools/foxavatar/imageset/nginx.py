@@ -11,6 +11,8 @@ fill rule, Gravatar's range, the shares of split_clients) is applied here, once,
 sidecar applies it (README "The avatar URL"). Plain lists, numbers and strings only: it passes
 through Ansible's templating and JSON unchanged.
 """
+from collections import defaultdict
+
 from .contract import BUCKETS, GRAVATAR_DEFAULT, GRAVATAR_MAX
 
 
@@ -29,11 +31,14 @@ def template_data(m):
     sizes, foxes, top = m.sizes, m.foxes, m.sizes[-1]
     # Every picture, size and format; a size above a picture's largest gets its largest (the fill rule).
     locations = [[f"{e.fox} {e.size} {e.fmt}", "/" + e.path] for e in m.images]
+    by_fox = defaultdict(list)
+    for e in m.images:
+        by_fox[e.fox].append(e)
     for fox in foxes:
-        own_top = m.largest(fox)
+        own_top = max(e.size for e in by_fox[fox])
+        largest = [e for e in by_fox[fox] if e.size == own_top]      # in format order
         for size in (s for s in sizes if s > own_top):
-            locations += [[f"{fox} {size} {e.fmt}", "/" + e.path]
-                          for e in m.images if e.fox == fox and e.size == own_top]
+            locations += [[f"{fox} {size} {e.fmt}", "/" + e.path] for e in largest]
     # Without a key: equal shares of the pictures, in hundredths of a percent (the last takes the rest).
     share = 100 * 100 // len(foxes)
     return {
