@@ -15,8 +15,8 @@ lists. This package writes it, reads and checks it, and derives everything else 
 
 The other readers: the Java sidecar reads manifest.tsv once at start (ImageManifest.java), and the
 Ansible collection's filters (ansible/plugins/filter/image_set.py) run this package on the control
-machine (ansible/plugins/plugin_utils/imageset/ links to these files; the collection's build copies
-them in). The pictures themselves are drawn or converted by images/ (draw.py, pictures.py).
+machine (ansible/plugins/plugin_utils/imageset/ links to the modules they import; the collection's
+build copies them in). The pictures themselves are drawn or converted by images/ (draw.py, pictures.py).
 Standard library only; imports are relative, so the package works under either name.
 """
 from .contract import MANIFEST
