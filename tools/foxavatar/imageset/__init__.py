@@ -17,7 +17,8 @@ The other readers: the Java sidecar reads manifest.tsv once at start (ImageManif
 Ansible collection's filters (ansible/plugins/filter/image_set.py) run this package on the control
 machine (ansible/plugins/plugin_utils/imageset/ links to the modules they import; the collection's
 build copies them in). The pictures themselves are drawn or converted by images/ (draw.py, pictures.py).
-Standard library only; imports are relative, so the package works under either name.
+Standard library only, within Debian's python3-minimal (no shutil: the compose builds run it
+there); imports are relative, so the package works under either name.
 """
 from .contract import MANIFEST
 from .manifest import Entry, Format, Manifest, ManifestError, parse_manifest, read_manifest

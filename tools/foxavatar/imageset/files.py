@@ -5,8 +5,8 @@
     copy_set(src, dest)     # the compose image builds (app/Dockerfile, nginx/Dockerfile)
     swap_in(scratch, out)   # images/draw.sh and images/pictures.py, once a new set is complete
 
-Standard library only, and within what Debian's python3-minimal has (no shutil: the compose
-image builds copy with it). Command line: python3 -m foxavatar.imageset copy|swap-in (__main__.py).
+Standard library only, and within what Debian's python3-minimal has (no shutil): the compose
+image builds run `copy` with it. Command line: python3 -m foxavatar.imageset copy|swap-in (__main__.py).
 """
 import filecmp
 import os

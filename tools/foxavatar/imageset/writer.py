@@ -40,7 +40,6 @@ PREFIX-N, or the lines of FILE (one per picture, in order). Prints the summary.
 import hashlib
 import os
 import re
-import shutil
 from collections import defaultdict
 
 from .buckets import table
@@ -147,7 +146,8 @@ def write_set(scratch, pictures, prefix="Renard", legacy=True):
                 if size == 64:
                     at64[fmt.ext] += len(data)
                 if legacy and size == legacy_size and fmt.ext == "png":
-                    shutil.copyfile(os.path.join(scratch, path), os.path.join(scratch, f"{prefix}-{number}.png"))
+                    with open(os.path.join(scratch, f"{prefix}-{number}.png"), "wb") as f:
+                        f.write(data)
                     legacy_lines.append(f"legacy\t{prefix}-{number}.png\t{number}\t{size}\t{fmt.ext}\n")
     buckets = table([stable_id for _, stable_id, _ in pictures])
     with open(os.path.join(scratch, MANIFEST), "w", encoding="utf-8", newline="\n") as f:
