@@ -38,14 +38,6 @@ molecule --version 2>/dev/null | head -n 1
 WORK=$(mktemp -d /tmp/fox-molecule.XXXXXX)
 [ -n "${MOLECULE_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
-# The roles use the collection's own plugins (fox_avatar.deploy.image_set...): the scenarios' playbooks
-# import site.yml from molecule/, away from ansible/collections/, so they find the collection where
-# this run installs it, built as users get it (ansible-galaxy collection build), in a directory of its own.
-ansible-galaxy collection build ansible --output-path "$WORK/dist" >"$WORK/build.log" 2>&1 \
-  && ansible-galaxy collection install -p "$WORK/collections" "$WORK"/dist/fox_avatar-deploy-*.tar.gz >"$WORK/install.log" 2>&1 \
-  || die "the collection could not be built and installed (see $WORK/build.log, $WORK/install.log)"
-export ANSIBLE_COLLECTIONS_PATH=$WORK/collections
-
 # A run's files are named NAME: the run with "-" for ":" (a path with a colon cannot be mounted:
 # the verifiers mount certificates from the ephemeral directory into client containers).
 run_one() { # RUN (scenario[:suite]) -> $WORK/NAME.log, its exit code in $WORK/NAME.rc
