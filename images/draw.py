@@ -4,12 +4,12 @@
     python3 images/draw.py OUTDIR
 
 Flat-vector foxes drawn with Pillow at 4x each size and downsampled (LANCZOS)
-for anti-aliasing, then written in each format of ladder.py (AVIF, WebP, palette
-PNG). Every variation comes from the fixed FOXES table (drawing/traits.py) (the
+for anti-aliasing, then written in each format of the set's contract (AVIF, WebP, palette
+PNG; encode.py). Every variation comes from the fixed FOXES table (drawing/traits.py) (the
 "random" backgrounds use a fixed-seed LCG), so the output is deterministic: same
 Pillow version -> byte-identical files (no timestamps, no metadata).
-images/draw.sh runs this into a scratch directory, then optipng, then
-manifest.py (names by content, manifest.tsv).
+images/draw.sh runs this into a scratch directory, then optipng, then the
+image set's writer (tools/foxavatar/imageset: names by content, manifest.tsv).
 
 To change the set: edit FOXES in drawing/traits.py (add a row = a new fox), run
 `make images`, look at the result, commit images/ and docs/foxes.png.
@@ -27,7 +27,10 @@ from drawing.background import background
 from drawing.fox import draw_fox
 from drawing.geometry import Canvas, fox_space, rgb
 from drawing.traits import FOXES, FURS
-from ladder import FORMATS, LADDER, encode
+from encode import encode
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
+from foxavatar.imageset.contract import FORMATS, LADDER  # noqa: E402  (the image set's owner)
 
 
 # --------------------------------------------------------------------- main --

@@ -2,9 +2,9 @@
 
     from photo import Refused, load_square, encode_photo
     square = load_square("holiday.jpg", pad=False)   # RGB or RGBA, square, sRGB, no metadata
-    encode_photo(fmt, square.resize((64, 64), Image.LANCZOS))   # the bytes of a ladder.FORMATS entry
+    encode_photo(fmt, square.resize((64, 64), Image.LANCZOS))   # the bytes of a contract.FORMATS entry
 
-images/draw.py's renders are flat drawn art, and ladder.encode's settings are tuned for that (palette
+images/draw.py's renders are flat drawn art, and encode.encode's settings are tuned for that (palette
 PNG and lossless palette WebP, AV1 screen-content tools). Photos are the opposite (millions of
 colours, smooth gradients, noise), so they get their own encoder profile here (encode_photo), beside
 the art one, measured on photo-like pictures (see PHOTO_SETTINGS).
@@ -92,7 +92,7 @@ class Refused(Exception):
 
 
 def encode_photo(fmt, im):
-    """The bytes of an RGB or RGBA render in fmt (a ladder.FORMATS entry): no metadata."""
+    """The bytes of an RGB or RGBA render in fmt (a contract.FORMATS entry): no metadata."""
     if fmt.ext not in PHOTO_SETTINGS:
         raise ValueError(f"no photo encoder for {fmt.ext}")
     out = io.BytesIO()

@@ -5,12 +5,12 @@
 
 Variables come from JSON files and name=value pairs (a value is parsed as
 JSON when it can be: 8443, true, ["127.0.0.1"]; otherwise it is a string).
---images DIR sets avatar_manifest, the text of DIR/manifest.tsv (the image
-set, made by `make images`; every file it lists must be in DIR), which the
-template turns into the served-URI map and the fallback's answers. Same Jinja settings as Ansible's template module
+--images DIR sets avatar_image_set, the image set's maps as data (the owner's
+template_data of DIR/manifest.tsv, made by `make images`; every file it lists
+must be in DIR): the served-URI map and the fallback's answers. Same Jinja settings as Ansible's template module
 (trim_blocks, trailing newline kept), so the playbook, the compose image build
 and the tests render the same file. A missing required variable or an empty
-or missing manifest is an error naming it (exit 2). Needs Jinja2 (the project venv has
+or incomplete image set is an error naming it (exit 2). Needs Jinja2 (the project venv has
 it; the compose build uses Debian's python3-jinja2).
 """
 import argparse
@@ -24,7 +24,8 @@ import jinja2
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "fox-avatar.conf.j2"
 sys.path.insert(0, str(HERE.parent / "tools"))
-from foxavatar.imageset import ManifestError, read_manifest  # noqa: E402  (the manifest's reader)
+from foxavatar.imageset import ManifestError, read_manifest  # noqa: E402  (the image set's owner)
+from foxavatar.imageset.nginx import template_data  # noqa: E402
 
 
 def render(variables, template=TEMPLATE):
@@ -41,7 +42,7 @@ def render(variables, template=TEMPLATE):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("inputs", nargs="*", metavar="VARS.json|name=value")
-    parser.add_argument("--images", metavar="DIR", help="set avatar_manifest from DIR/manifest.tsv")
+    parser.add_argument("--images", metavar="DIR", help="set avatar_image_set from DIR/manifest.tsv")
     parser.add_argument("-o", "--output", help="file to write (default: stdout)")
     args = parser.parse_args(argv)
     variables = {}
@@ -62,7 +63,7 @@ def main(argv=None):
     args, variables = parse_args(argv)
     if args.images is not None:
         try:
-            variables["avatar_manifest"] = read_manifest(args.images).text
+            variables["avatar_image_set"] = template_data(read_manifest(args.images))
         except ManifestError as e:
             print(f"render: --images: {e}", file=sys.stderr)
             return 2

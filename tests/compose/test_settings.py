@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from foxavatar.imageset import read_manifest
+from foxavatar.imageset.nginx import template_data
 from stack.stacks import load_renderer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,7 +106,7 @@ def test_compose_default_equals_the_playbook_default(setting):
 def test_compose_defaults_equal_the_templates_own_defaults():
     text = load_renderer()({
         "avatar_server_name": "x", "avatar_tls_certificate": "/c", "avatar_tls_certificate_key": "/k",
-        "avatar_images_root": "/r", "avatar_manifest": read_manifest(ROOT / "images").text,
+        "avatar_images_root": "/r", "avatar_image_set": template_data(read_manifest(ROOT / "images")),
         # the compose image's Nginx (Debian 13); the defaults checked here do not depend on it
         "avatar_nginx_build": (ROOT / "tests/nginx/nginx-V/debian-13.txt").read_text()})
     max_age = re.search(r"set \$avatar_images_max_age (\d+);", text).group(1)

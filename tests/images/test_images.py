@@ -26,7 +26,7 @@ MEDIA_TYPE = {"avif": "image/avif", "webp": "image/webp", "png": "image/png"}
 
 
 def manifest():
-    """images/manifest.tsv, read by the one Python reader (tools/foxavatar/imageset.py)."""
+    """images/manifest.tsv, read by the image set's owner (tools/foxavatar/imageset)."""
     return read_manifest(IMAGES, check_files=False)
 
 
@@ -59,10 +59,10 @@ def test_image_set_is_exactly_the_21_foxes():
     assert manifest().foxes == list(FOXES)
 
 
-def test_images_dir_holds_only_foxes_their_manifest_and_their_scripts():
+def test_images_dir_holds_only_foxes_their_manifest_and_the_scripts_that_draw_pictures():
     others = sorted(p.name for p in IMAGES.iterdir() if p.is_file() and p.name not in EXPECTED)
-    assert others == ["buckets.py", "contact-sheet.py", "draw.py", "draw.sh", "inputs.py", "ladder.py", "manifest.py",
-                      "manifest.tsv", "photo.py", "pictures.py", "pictures.sh", "swap-in.sh"]
+    assert others == ["contact-sheet.py", "draw.py", "draw.sh", "encode.py", "inputs.py",
+                      "manifest.tsv", "photo.py", "pictures.py", "pictures.sh"]
     assert sorted(p.name for p in IMAGES.iterdir() if p.is_dir() and p.name != "__pycache__") == ["a", "drawing"]
 
 

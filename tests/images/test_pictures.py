@@ -160,7 +160,7 @@ def test_pictures_are_numbered_in_file_name_order_and_stop_at_their_own_size(mix
 
 
 def test_the_set_is_a_complete_manifest_v2_set_for_the_one_reader(mixed_set):
-    """tools/foxavatar/imageset.py (what Nginx's render and the tests read): every file there, the
+    """the image set's reader (tools/foxavatar/imageset: what Nginx's render and the tests read): every file there, the
     default size, and the fill rule answering a larger ask with the picture's largest."""
     _, out, _ = mixed_set
     m = read_manifest(out)                                     # checks every listed file exists
@@ -212,7 +212,7 @@ def test_the_same_pictures_give_byte_identical_sets(mixed_set, tmp_path):
 
 def test_keys_hang_on_the_file_names_without_extension(mixed_set):
     _, out, _ = mixed_set
-    # manifest.py's buckets come from the stable ids; the set's own record of them is the table:
+    # the writer's buckets come from the stable ids; the set's own record of them is the table:
     # every picture owns some buckets
     (table,) = records(out, "buckets")
     owners = set(table[0].split())

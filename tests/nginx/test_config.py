@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from stack.client import get
-from foxavatar.imageset import read_manifest
+from foxavatar.imageset import parse_manifest, read_manifest
+from foxavatar.imageset.nginx import template_data
 from stack.stacks import NGINX_DIR, REPO, load_renderer
 
 RENDER = NGINX_DIR / "render.py"
-sys.path.insert(0, str(REPO / "images"))
-from buckets import table as bucket_table  # noqa: E402  (images/manifest.py's bucket table)
+from foxavatar.imageset.buckets import table as bucket_table  # the writer's bucket table
 
 
 # Real `nginx -V` texts (nginx-V/*.txt say where they came from): what the template decides from.
@@ -44,7 +44,7 @@ REQUIRED = {
     "avatar_tls_certificate": "/etc/ssl/fullchain.pem",
     "avatar_tls_certificate_key": "/etc/ssl/privkey.pem",
     "avatar_images_root": "/srv/fox-avatar/images",
-    "avatar_manifest": small_manifest(),
+    "avatar_image_set": template_data(parse_manifest(small_manifest())),
     "avatar_nginx_build": BUILD["debian-12"],
 }
 
@@ -123,7 +123,7 @@ def test_http3_false_on_debian_13_drops_quic_and_alt_svc_but_keeps_the_pq_groups
 def test_render_refuses_a_build_text_without_the_nginx_version_line_in_one_line():
     text = BUILD["debian-13"].replace("nginx version: nginx/1.26.3\n", "")
     out = subprocess.run([sys.executable, str(RENDER), "--images", str(REPO / "images"),
-                          *(f"{k}={v}" for k, v in REQUIRED.items() if k != "avatar_manifest"),
+                          *(f"{k}={v}" for k, v in REQUIRED.items() if k != "avatar_image_set"),
                           f"avatar_nginx_build={text}"], capture_output=True, text=True)
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "avatar_nginx_build" in out.stderr, out.stderr
@@ -139,7 +139,7 @@ def test_template_takes_the_upstream_servers_from_a_pool_directory_when_given_on
 
 
 def test_render_names_a_missing_variable_in_one_line():
-    args = [f"{k}={v}" for k, v in REQUIRED.items() if k not in ("avatar_images_root", "avatar_manifest")]
+    args = [f"{k}={v}" for k, v in REQUIRED.items() if k not in ("avatar_images_root", "avatar_image_set")]
     out = subprocess.run([sys.executable, str(RENDER), "--images", str(REPO / "images"), *args],
                          capture_output=True, text=True)
     assert out.returncode == 2
@@ -150,7 +150,7 @@ def test_render_names_a_missing_variable_in_one_line():
 
 def run_render(*args):
     return subprocess.run([sys.executable, str(RENDER), *args,
-                           *(f"{k}={v}" for k, v in REQUIRED.items() if k != "avatar_manifest")],
+                           *(f"{k}={v}" for k, v in REQUIRED.items() if k != "avatar_image_set")],
                           capture_output=True, text=True)
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from foxavatar import loopback
 from foxavatar.imageset import read_manifest
+from foxavatar.imageset.nginx import template_data
 from stack.private_values import (FORWARDED_FOR, FULL_KEEPS, KEY, MD5, REFERER, SECRETS, SHA256, UNKNOWN,
                                    USER_AGENT)
 from stack.stacks import NGINX_DIR, LoopbackStack, free_ports, load_renderer
@@ -155,7 +156,7 @@ def test_an_unknown_access_log_mode_is_refused_naming_the_variable():
         load_renderer()(variables | _required())
     assert "avatar_access_log_mode" in str(refused.value)
     out = subprocess.run([sys.executable, str(NGINX_DIR / "render.py"), "avatar_access_log_mode=verbose",
-                          *(f"{k}={v}" for k, v in _required().items() if k != "avatar_manifest"),
+                          *(f"{k}={v}" for k, v in _required().items() if k != "avatar_image_set"),
                           "--images", str(loopback.REPO / "images")], capture_output=True, text=True)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "avatar_access_log_mode" in out.stderr, out.stderr
 
@@ -175,7 +176,7 @@ def _required():
     return {"avatar_server_name": "avatar.example.org", "avatar_tls_certificate": "/c.pem",
             "avatar_tls_certificate_key": "/k.pem", "avatar_images_root": "/srv/i",
             "avatar_nginx_build": "nginx version: nginx/1.22.1",
-            "avatar_manifest": read_manifest(loopback.REPO / "images").text}
+            "avatar_image_set": template_data(read_manifest(loopback.REPO / "images"))}
 
 
 # --- the client's network: http.conf's map on a real Nginx ------------------------------------

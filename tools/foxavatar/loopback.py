@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from foxavatar.imageset import read_manifest
+from foxavatar.imageset.nginx import template_data
 
 REPO = Path(__file__).resolve().parents[2]
 JAR = REPO / "app" / "target" / "avatar.jar"
@@ -198,7 +199,7 @@ def site_variables(host, http_port, https_port, app_port, cert, key, logs, acme_
         "avatar_tls_certificate_key": str(key),
         "avatar_upstream_servers": [f"127.0.0.1:{app_port}"],
         "avatar_images_root": str(images_dir),
-        "avatar_manifest": read_manifest(images_dir).text,
+        "avatar_image_set": template_data(read_manifest(images_dir)),
         "avatar_acme_webroot": str(acme_webroot),
         "avatar_access_log": str(Path(logs) / "access.log"),
         "avatar_fallback_log": str(Path(logs) / "fallback.log"),

@@ -2,13 +2,14 @@ package dev.foxavatar;
 
 /**
  * The size rule of the Gravatar URL: {@code s}, else {@code size} (read as for {@code /}, see
- * {@link AvatarQuery#size}); 1 to 2048 px is Gravatar's range and snaps up the ladder (the top rung above
- * it); anything else (none, 0, out of range, not a number) is Gravatar's default of 80 px. Built once:
- * a lookup is a comparison and an array read.
+ * {@link AvatarQuery#size}); 1 to {@link ImageSetContract#GRAVATAR_MAX} (2048) px is Gravatar's range and
+ * snaps up the ladder (the top rung above it); anything else (none, 0, out of range, not a number) is
+ * Gravatar's default, {@link ImageSetContract#GRAVATAR_DEFAULT} (80) px. Built once: a lookup is a
+ * comparison and an array read.
  */
 final class GravatarSize {
-    static final int DEFAULT = 80;
-    static final int MAX = 2048;
+    static final int DEFAULT = ImageSetContract.GRAVATAR_DEFAULT;
+    static final int MAX = ImageSetContract.GRAVATAR_MAX;
 
     private final SizeLadder ladder;
     private final int defaultIndex;

@@ -3,27 +3,27 @@ package dev.foxavatar;
 /**
  * The fox for a key's hash, from the manifest's bucket table: the bucket is the part nginx's
  * {@code split_clients} picks among 10,000 parts of 0.01 % over the hash (part boundaries k *
- * floor(0xffffffff / 10000), the last part taking the rest), and the table names each bucket's fox.
+ * floor(0xffffffff / BUCKETS), the last part taking the rest), and the table names each bucket's fox.
  * One division and one array read; the table is how the image set keeps keys stable when pictures
- * come and go (images/buckets.py).
+ * come and go (tools/foxavatar/imageset/buckets.py).
  */
 final class KeyedFox {
-    /** split_clients' width of a 0.01 % part: floor(0xffffffff / 10000). */
-    static final long PART = 0xffffffffL / ImageManifest.BUCKETS;
+    /** split_clients' width of a 0.01 % part: floor(0xffffffff / BUCKETS). */
+    static final long PART = 0xffffffffL / ImageSetContract.BUCKETS;
     /** The fox index (0-based) of each bucket. */
     private final int[] buckets;
 
-    /** @param buckets the fox index of each of the {@link ImageManifest#BUCKETS} buckets */
+    /** @param buckets the fox index of each of the {@link ImageSetContract#BUCKETS} buckets */
     KeyedFox(int[] buckets) {
-        if (buckets.length != ImageManifest.BUCKETS) {
-            throw new IllegalArgumentException(ImageManifest.BUCKETS + " buckets, got " + buckets.length);
+        if (buckets.length != ImageSetContract.BUCKETS) {
+            throw new IllegalArgumentException(ImageSetContract.BUCKETS + " buckets, got " + buckets.length);
         }
         this.buckets = buckets.clone();
     }
 
-    /** The bucket (0 to 9999) of a MurmurHash2 value, read as unsigned 32 bits. */
+    /** The bucket (0 to BUCKETS - 1) of a MurmurHash2 value, read as unsigned 32 bits. */
     static int bucket(int hash) {
-        return (int) Math.min((hash & 0xffffffffL) / PART, ImageManifest.BUCKETS - 1);
+        return (int) Math.min((hash & 0xffffffffL) / PART, ImageSetContract.BUCKETS - 1);
     }
 
     /** The fox index (0-based) for a MurmurHash2 value. */

@@ -226,7 +226,7 @@ class ImageManifestTest {
     @Test
     void a_manifest_that_is_not_utf8_is_refused() throws Exception {
         TestImages.create(dir, 1);
-        Files.write(dir.resolve(ImageManifest.FILE), new byte[] {'#', (byte) 0xff, '\n'});
+        Files.write(dir.resolve(ImageSetContract.FILE), new byte[] {'#', (byte) 0xff, '\n'});
         assertTrue(refused().getMessage().endsWith("manifest.tsv: not UTF-8 text"), refused().getMessage());
     }
 
@@ -234,7 +234,7 @@ class ImageManifestTest {
     @Test
     void the_committed_manifest_loads_with_21_foxes_the_ladder_its_default_and_three_formats() throws Exception {
         Path images = Path.of(System.getProperty("avatar.repo.images", "../images"));
-        assertTrue(Files.isRegularFile(images.resolve(ImageManifest.FILE)), images + "/manifest.tsv: not there");
+        assertTrue(Files.isRegularFile(images.resolve(ImageSetContract.FILE)), images + "/manifest.tsv: not there");
         ImageManifest m = ImageManifest.load(images);
         assertEquals(21, m.foxes().length);
         assertArrayEquals(new int[] {32, 48, 64, 96, 128, 192, 256, 384, 512}, m.sizes());

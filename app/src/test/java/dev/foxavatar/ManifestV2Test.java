@@ -40,7 +40,7 @@ class ManifestV2Test {
         ImageManifest m = ImageManifest.load(dir);
         assertEquals(256, m.defaultSize());
         String[] numbers = bucketsLine(lines).split("\t")[1].split(" ");
-        int[] expected = IntStream.range(0, ImageManifest.BUCKETS).map(b -> Integer.parseInt(numbers[b]) - 1).toArray();
+        int[] expected = IntStream.range(0, ImageSetContract.BUCKETS).map(b -> Integer.parseInt(numbers[b]) - 1).toArray();
         assertArrayEquals(expected, m.buckets());
         assertEquals(5, IntStream.of(m.buckets()).distinct().count(), "5 pictures share the buckets");
     }
@@ -130,11 +130,11 @@ class ManifestV2Test {
         assertTrue(refused(lines).contains("not numbered 1..2 (no picture 2)"), lines.toString());
     }
 
-    /** The bucket table images/manifest.py wrote for the fox set is the one rendezvous hashing gives. */
+    /** The bucket table the image set's writer wrote for the fox set is the one rendezvous hashing gives. */
     @Test
     void the_committed_bucket_table_is_rendezvous_hashing_over_the_ids_renard_1_to_21() throws Exception {
         Path images = Path.of(System.getProperty("avatar.repo.images", "../images"));
-        assumeTrue(Files.isRegularFile(images.resolve(ImageManifest.FILE)), "no images/manifest.tsv in this checkout");
+        assumeTrue(Files.isRegularFile(images.resolve(ImageSetContract.FILE)), "no images/manifest.tsv in this checkout");
         ImageManifest m = ImageManifest.load(images);
         List<String> ids = IntStream.rangeClosed(1, 21).mapToObj(n -> "Renard-" + n).toList();
         int[] expected = IntStream.of(TestImages.buckets(ids)).map(n -> n - 1).toArray();
@@ -150,7 +150,7 @@ class ManifestV2Test {
     @Test
     void the_fox_sets_keys_keep_the_fox_the_equal_shares_gave_them() throws Exception {
         Path images = Path.of(System.getProperty("avatar.repo.images", "../images"));
-        assumeTrue(Files.isRegularFile(images.resolve(ImageManifest.FILE)), "no images/manifest.tsv in this checkout");
+        assumeTrue(Files.isRegularFile(images.resolve(ImageSetContract.FILE)), "no images/manifest.tsv in this checkout");
         KeyedFox now = new KeyedFox(ImageManifest.load(images).buckets());
         long[] oldBounds = new long[20];
         long last = 0;

@@ -129,7 +129,7 @@ class ProcessContractIT {
     @Test
     void a_manifest_naming_a_missing_file_exits_2_naming_the_line() throws Exception {
         Path images = images();
-        List<String> lines = Files.readAllLines(images.resolve(ImageManifest.FILE));
+        List<String> lines = Files.readAllLines(images.resolve(ImageSetContract.FILE));
         int index = 0;
         while (!lines.get(index).startsWith("image\t")) {
             index++;

@@ -14,7 +14,7 @@ import java.util.List;
  * A temporary images directory shaped like the real one (manifest v2): dummy files (the tests check
  * paths, not pixels) named {@code a/Renard-<fox>-<size>.<hash>.<ext>} and {@code Renard-<fox>.png},
  * listed by a {@code manifest.tsv} with the real ladder, formats, Accept regexes, keyed and default
- * lines, and the bucket table images/manifest.py makes for the ids Renard-1..N (rendezvous hashing from
+ * lines, and the bucket table the image set's writer (tools/foxavatar/imageset/writer.py) makes for the ids Renard-1..N (rendezvous hashing from
  * the fox set's equal shares before manifest v2, reimplemented in {@link #buckets}; ImageManifestTest checks it against the committed manifest).
  */
 final class TestImages {
@@ -89,14 +89,14 @@ final class TestImages {
     }
 
     /**
-     * The picture number (1-based position in ids) of each of the 10,000 buckets (images/buckets.py):
+     * The picture number (1-based position in ids) of each of the 10,000 buckets (tools/foxavatar/imageset/buckets.py):
      * the id with the highest SHA-256(id + "/" + bucket), first 8 bytes big-endian, unsigned; except
      * that where the bucket's owner under the 21 equal shares before manifest v2 (Renard-1..21, 476
      * buckets each, the last 480) is in the set, that owner stands for all 21 origin ids with their
      * highest weight, and the other origin ids do not compete.
      */
     static int[] buckets(List<String> ids) {
-        int[] table = new int[ImageManifest.BUCKETS];
+        int[] table = new int[ImageSetContract.BUCKETS];
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
             for (int bucket = 0; bucket < table.length; bucket++) {
@@ -133,7 +133,7 @@ final class TestImages {
     }
 
     static void writeManifest(Path dir, List<String> lines) throws IOException {
-        Files.writeString(dir.resolve(ImageManifest.FILE), String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(ImageSetContract.FILE), String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
     }
 
     private static String sha256(byte[] bytes) {

@@ -1,11 +1,12 @@
-"""The image set's shape: the size ladder, and the formats every size is written in.
+"""The drawn foxes' encoder: the bytes of a render in each of the set's formats.
 
-    from ladder import LADDER, FORMATS, encode
-    encode(FORMATS[0], rgb)   # -> the AVIF bytes of an RGB render
+    from encode import encode
+    encode(FORMATS[0], rgb)   # -> the AVIF bytes of an RGB render (FORMATS: foxavatar.imageset.contract)
 
-images/draw.py renders each fox at each LADDER size and writes it in each of FORMATS
-(encode); images/manifest.py names the files by content and lists them in manifest.tsv,
-where the formats' media types and Accept regexes (accept_regex) come from too.
+images/draw.py renders each fox at each size of the ladder and writes it in each format (encode);
+the ladder, the formats, their media types and Accept regexes are the image set's contract
+(tools/foxavatar/imageset/contract.py), and its writer names the files by content and lists them in
+manifest.tsv.
 
 Everything here is deterministic: the pinned Pillow (tools/requirements.txt) with its
 bundled libwebp and libavif/libaom gives byte-identical files on every run. The settings
@@ -16,41 +17,8 @@ of files before them, 2.92 MB with them) and, with four times the pixels to draw
 take about three times the CPU (18 s before them, 58 s with them, measured back to back).
 """
 import io
-import re
-from collections import namedtuple
 
 from PIL import Image
-
-# Sizes (px): the 2x of the common CSS sizes 16 24 32 48 64 96 128 192 256. It stops at 512:
-# Libravatar's largest size, and what a 256 CSS px profile picture needs on a 2x screen (the
-# profile pages of GitLab, Gitea and Discourse ask for 290-580 px). A picture may stop below
-# the top (never upscaled): its rungs are a prefix of the ladder, from the smallest up.
-LADDER = (32, 48, 64, 96, 128, 192, 256, 384, 512)
-# What `/` answers when no valid size is asked (the manifest's `default` record): 256, what it
-# answered before the ladder grew past it.
-DEFAULT_SIZE = 256
-
-# The Accept regex of a media type T (case-insensitive, searched anywhere in the header):
-# T is listed as a media range and none of its parameters is q=0 (0, 0.0, 0.00, 0.000).
-# `image/*` and `*/*` do not count. Same syntax in Java, PCRE and Python.
-ACCEPT_TEMPLATE = r"(?:^|,)\s*{t}\s*(?:;(?!\s*q\s*=\s*0(?:\.0{{0,3}})?\s*(?:;|,|$))[^;,]*)*(?:,|$)"
-
-
-def accept_regex(media_type):
-    return ACCEPT_TEMPLATE.format(t=re.escape(media_type))
-
-
-# ext: the file extension, also the format's name; media: its Content-Type.
-Format = namedtuple("Format", "ext media")
-
-# In order of preference. The last is the answer when the Accept header asks for none
-# of the others, so it needs no Accept regex: every browser shows PNG.
-FORMATS = (
-    Format("avif", "image/avif"),
-    Format("webp", "image/webp"),
-    Format("png", "image/png"),
-)
-
 
 def _palette(rgb, colours):
     """Median cut without dithering: the flat colours stay exact (most pixels are flat

@@ -1,6 +1,6 @@
 """Which picture a key gets: the manifest's `buckets` table (10,000 key buckets -> picture numbers).
 
-    from buckets import BUCKETS, table, bucket_of
+    from foxavatar.imageset.buckets import table, bucket_of
     table(["Renard-1", ..., "Renard-21"])   # -> [F0, ..., F9999], picture numbers 1..N
     bucket_of(h)                            # the bucket of an unsigned 32-bit MurmurHash2 h
 
@@ -42,12 +42,11 @@ unkeyed (random) pick does not use the table: it stays uniform over the pictures
 """
 import hashlib
 
-BUCKETS = 10_000
-PART = 0xFFFFFFFF // BUCKETS        # 429496: split_clients' width of a 0.01 % part
+from .contract import BUCKETS, PART
 
 
 def bucket_of(h):
-    """The bucket of an unsigned 32-bit hash h, as split_clients with 10,000 parts of 0.01 % picks it."""
+    """The bucket of an unsigned 32-bit hash h, as split_clients with BUCKETS parts of 0.01 % picks it."""
     return min(h // PART, BUCKETS - 1)
 
 

@@ -1,0 +1,1 @@
+../../../../tools/foxavatar/imageset/contract.py

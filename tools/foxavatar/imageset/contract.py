@@ -1,0 +1,85 @@
+"""Every fixed fact of the image-set contract, defined here once.
+
+The set's own properties (its ladder, formats, default size, keyed max-age and longest key) are
+written into each manifest (writer.py, from the defaults below), and every reader takes them from
+the manifest. The facts below that are not properties of one set (the manifest's name, the 10,000
+key buckets, Gravatar's size range, the bounds a reader accepts) are read from here by the Python
+side and the Nginx template's data (nginx.py), and by the Java sidecar from
+app/src/main/java/dev/foxavatar/ImageSetContract.java, which `python3 -m foxavatar.imageset java`
+generates from this file (tests/images/test_contract.py fails when it is not current).
+Standard library only.
+"""
+import re
+from collections import namedtuple
+
+# The manifest: its file name in an images directory, and the subdirectory of the content-addressed
+# files (SUBDIR/PREFIX-N-SIZE.HASH.EXT, HASH the first HASH_HEX hex digits of the file's SHA-256).
+MANIFEST = "manifest.tsv"
+SUBDIR = "a"
+HASH_HEX = 10
+
+# Key buckets: Nginx's split_clients with 10,000 parts of 0.01 % (its finest part) over
+# MurmurHash2(key); a key's bucket is min(h // PART, BUCKETS - 1) for the unsigned 32-bit hash h.
+BUCKETS = 10_000
+PART = 0xFFFFFFFF // BUCKETS        # 429496: split_clients' width of a 0.01 % part
+
+# Gravatar's size rule for /avatar/ (the sidecar's GravatarSize and the Nginx fallback's map): no
+# or an invalid size is GRAVATAR_DEFAULT px; 1 to GRAVATAR_MAX px is its range.
+GRAVATAR_DEFAULT = 80
+GRAVATAR_MAX = 2048
+
+# What a reader accepts (both readers check the same bounds): they keep the sidecar's start-up
+# tables small and Nginx's split_clients shares non-zero.
+MAX_FOX = 9999             # pictures
+MAX_SIZE = 4096            # px
+MAX_AGE = 31_536_000       # the keyed max-age, seconds
+MAX_KEY_LENGTH = 1024      # the longest key a manifest may allow, characters
+
+# --- A new set's defaults (writer.py writes them into its manifest) ---------------------------
+
+# Sizes (px): the 2x of the common CSS sizes 16 24 32 48 64 96 128 192 256. It stops at 512:
+# Libravatar's largest size, and what a 256 CSS px profile picture needs on a 2x screen (the
+# profile pages of GitLab, Gitea and Discourse ask for 290-580 px). A picture may stop below
+# the top (never upscaled): its rungs are a prefix of the ladder, from the smallest up.
+LADDER = (32, 48, 64, 96, 128, 192, 256, 384, 512)
+# What `/` answers when no valid size is asked (the manifest's `default` record): 256, what it
+# answered before the ladder grew past it.
+DEFAULT_SIZE = 256
+
+# The keyed fox (GET /?u=KEY): its redirect's Cache-Control max-age (seconds; the same key always
+# gets the same fox, so a browser may reuse the answer for an hour), and the longest key accepted.
+KEYED_MAX_AGE = 3600
+KEY_MAX_LENGTH = 128
+
+# ext: the file extension, also the format's name; media: its Content-Type.
+Format = namedtuple("Format", "ext media")
+
+# In order of preference. The last is the answer when the Accept header asks for none of the
+# others, so it needs no Accept regex: every browser shows PNG.
+FORMATS = (
+    Format("avif", "image/avif"),
+    Format("webp", "image/webp"),
+    Format("png", "image/png"),
+)
+
+# The Accept regex of a media type T (case-insensitive, searched anywhere in the header):
+# T is listed as a media range and none of its parameters is q=0 (0, 0.0, 0.00, 0.000).
+# `image/*` and `*/*` do not count. Same syntax in Java, PCRE and Python.
+ACCEPT_TEMPLATE = r"(?:^|,)\s*{t}\s*(?:;(?!\s*q\s*=\s*0(?:\.0{{0,3}})?\s*(?:;|,|$))[^;,]*)*(?:,|$)"
+
+
+def accept_regex(media_type):
+    return ACCEPT_TEMPLATE.format(t=re.escape(media_type))
+
+
+# The constants the Java sidecar takes from here (java.py writes them into ImageSetContract.java).
+JAVA = {
+    "FILE": MANIFEST,
+    "BUCKETS": BUCKETS,
+    "GRAVATAR_DEFAULT": GRAVATAR_DEFAULT,
+    "GRAVATAR_MAX": GRAVATAR_MAX,
+    "MAX_FOX": MAX_FOX,
+    "MAX_SIZE": MAX_SIZE,
+    "MAX_AGE": MAX_AGE,
+    "MAX_KEY_LENGTH": MAX_KEY_LENGTH,
+}

@@ -1,0 +1,72 @@
+"""What the Nginx template (nginx/fox-avatar.conf.j2) is given about the image set: its maps as data.
+
+    from foxavatar.imageset import read_manifest
+    from foxavatar.imageset.nginx import template_data
+    template_data(read_manifest("images"))   # -> the dict the template reads as avatar_image_set
+
+Both renderers pass it: nginx/render.py (loopback stack, compose image) and Ansible (the
+collection's fox_avatar.deploy.image_set filter, on the control machine). The template only
+formats these lists into `map` and `split_clients` blocks; every rule (the ladder's snapping, the
+fill rule, Gravatar's range, the shares of split_clients) is applied here, once, the way the
+sidecar applies it (README "The avatar URL"). Plain lists, numbers and strings only: it passes
+through Ansible's templating and JSON unchanged.
+"""
+from collections import defaultdict
+
+from .contract import BUCKETS, GRAVATAR_DEFAULT, GRAVATAR_MAX
+
+
+def _snap(sizes, n):
+    """The smallest size of the ladder at least n; the largest above them."""
+    return next((s for s in sizes if s >= n), sizes[-1])
+
+
+def _percent(hundredths):
+    """A split_clients share in hundredths of a percent, as it is written: 4.76%."""
+    return f"{hundredths // 100}.{hundredths % 100:02d}%"
+
+
+def template_data(m):
+    """The avatar_image_set dict of a Manifest (manifest.py)."""
+    sizes, foxes, top = m.sizes, m.foxes, m.sizes[-1]
+    # Every picture, size and format; a size above a picture's largest gets its largest (the fill rule).
+    locations = [[f"{e.fox} {e.size} {e.fmt}", "/" + e.path] for e in m.images]
+    by_fox = defaultdict(list)
+    for e in m.images:
+        by_fox[e.fox].append(e)
+    for fox in foxes:
+        own_top = max(e.size for e in by_fox[fox])
+        largest = [e for e in by_fox[fox] if e.size == own_top]      # in format order
+        for size in (s for s in sizes if s > own_top):
+            locations += [[f"{fox} {size} {e.fmt}", "/" + e.path] for e in largest]
+    # Without a key: equal shares of the pictures, in hundredths of a percent (the last takes the rest).
+    share = 100 * 100 // len(foxes)
+    return {
+        # every URI served: "image" (content-addressed) or "legacy" (the old /Renard-N.png)
+        "served": [["/" + e.path, e.kind] for e in m.images + m.legacy],
+        "sizes": sizes,
+        "foxes": foxes,
+        "top": top,
+        "default_size": m.default_size,
+        # /: a size n (0 up to the top) -> the size answered
+        "root_sizes": [[n, _snap(sizes, n)] for n in range(top + 1)],
+        # /avatar/: Gravatar's range 1..GRAVATAR_MAX -> the size answered; its default's answer
+        "gravatar_default": GRAVATAR_DEFAULT,
+        "gravatar_max": GRAVATAR_MAX,
+        "gravatar_max_digits": len(str(GRAVATAR_MAX)),
+        "gravatar_default_size": _snap(sizes, GRAVATAR_DEFAULT),
+        "gravatar_sizes": [[n, _snap(sizes, n)] for n in range(1, GRAVATAR_MAX + 1)],
+        # formats: [Accept regex, ext] in order of preference, then the answer when none matches
+        "accept": [[f.accept_regex, f.ext] for f in m.formats[:-1]],
+        "fallback_format": m.formats[-1].ext,
+        "extensions": [f.ext for f in m.formats],
+        "types": [[f.media_type, f.ext] for f in m.formats],
+        "key_max_length": m.key_max_length,
+        "keyed_max_age": m.keyed_max_age,
+        # the keyed fox: one split_clients part of bucket_share per bucket, each naming its picture
+        "bucket_share": f"{100 / BUCKETS:g}%",
+        "buckets": list(m.buckets),
+        "random_shares": [[_percent(share), fox] for fox in foxes[:-1]],
+        "random_last": foxes[-1],
+        "locations": locations,
+    }
