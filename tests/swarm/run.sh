@@ -12,7 +12,7 @@
 #  5. everything the run made removed (nodes and their volumes, registry, network, tags), also on
 #     failure (trap)
 #
-# Environment: CI=true makes a skipped test fail. FOX_COMPOSE_LOCK=FILE: step 2 under `flock FILE`
+# Arguments go to pytest (e.g. -k 'deploys or spread'). Environment: CI=true makes a skipped test fail. FOX_COMPOSE_LOCK=FILE: step 2 under `flock FILE`
 # (a machine where other runs build the same compose images). EXTRA_CA_CERTS as in the compose layer.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -98,4 +98,4 @@ cp docker-stack.yml "$tmp/" && cp nginx/swarm/no-certificate "$tmp/nginx/swarm/"
 for n in "${nodes[@]}"; do docker cp "$tmp/." "$n:/stack" >/dev/null; done
 SWARM_NODES="${nodes[*]}" SWARM_NET=$net SWARM_PUSH=$push SWARM_PULL="registry:5000/$id" \
 SWARM_TMP=$tmp \
-  python -m pytest -q -s -p no:cacheprovider tests/swarm
+  python -m pytest -q -s -p no:cacheprovider tests/swarm "$@"
