@@ -14,6 +14,7 @@
 #
 # Arguments go to pytest (e.g. -k 'deploys or spread'). Environment: CI=true makes a skipped test fail. FOX_COMPOSE_LOCK=FILE: step 2 under `flock FILE`
 # (a machine where other runs build the same compose images). EXTRA_CA_CERTS as in the compose layer.
+# SWARM_STACK_FILE=FILE: deploy FILE instead of docker-stack.yml (to see a check fail on a broken one).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -94,8 +95,8 @@ fi
 
 step "tests/swarm"
 mkdir -p "$tmp/nginx/swarm"
-cp docker-stack.yml "$tmp/" && cp nginx/swarm/no-certificate "$tmp/nginx/swarm/"
+cp "${SWARM_STACK_FILE:-docker-stack.yml}" "$tmp/docker-stack.yml" && cp nginx/swarm/no-certificate "$tmp/nginx/swarm/"
 for n in "${nodes[@]}"; do docker cp "$tmp/." "$n:/stack" >/dev/null; done
 SWARM_NODES="${nodes[*]}" SWARM_NET=$net SWARM_PUSH=$push SWARM_PULL="registry:5000/$id" \
 SWARM_TMP=$tmp \
-  python -m pytest -q -s -p no:cacheprovider tests/swarm "$@"
+  python -m pytest -q -s -p no:cacheprovider --durations=0 tests/swarm "$@"

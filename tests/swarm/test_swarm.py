@@ -42,7 +42,7 @@ def derived_image(swarm, name, tag, *lines):
 
 
 def report(what, load, fallback):
-    print(f"\n   {what}: {load.counts['requests']} requests, {load.counts['non302']} answers other than 302, "
+    print(f"\n   {what}: {load.counts['requests']} requests, {load.counts['not302']} answers other than 302, "
           f"{load.errors()} socket errors, {fallback} fallback answers; per node {load.per_node}")
 
 
@@ -107,7 +107,7 @@ def test_rolling_update_of_the_app_loses_no_request(swarm):
     assert swarm.manager.docker("service", "inspect", "-f", "{{.Spec.TaskTemplate.ContainerSpec.Image}}",
                                 f"{STACK}_app").stdout.startswith(image)
     assert load.counts["requests"] > 0
-    assert load.counts["non302"] == 0 and load.errors() == 0
+    assert load.counts["not302"] == 0 and load.errors() == 0
     # every answer the sidecar's: Nginx never kept the address of a task that was gone
     assert fallback == 0
     IMAGE["app"] = "app:2"
@@ -172,7 +172,7 @@ def test_certificate_rotation_is_a_rolling_update_of_nginx(swarm, certificates):
     want = serial((certificates / "cert-2.pem").read_text())
     for n in swarm.nodes:
         assert serial(served_certificate(n.ip)) == want, n.host
-    assert load.counts["requests"] > 0 and load.counts["non302"] == 0
+    assert load.counts["requests"] > 0 and load.counts["not302"] == 0
     # What a node costs while its Nginx task is replaced (docs/swarm.md, "Updates and rollback"): its
     # port refuses connections between the old task's graceful exit and the new task's start (wrk
     # counts each attempt: "connect"), and a kept-alive connection that was idle when the old task
@@ -191,7 +191,7 @@ def test_draining_a_worker_loses_no_request(swarm):
         swarm.wait_converged("nginx", 2, nodes={"n1", "n2"})
     fallback = swarm.fallback_answers() - before
     report("drained worker n3", load, fallback)
-    assert load.counts["requests"] > 0 and load.counts["non302"] == 0 and load.errors() == 0 and fallback == 0
+    assert load.counts["requests"] > 0 and load.counts["not302"] == 0 and load.errors() == 0 and fallback == 0
     swarm.manager.docker("node", "update", "--availability", "active", "n3")
     swarm.wait_converged("nginx", 3, nodes={"n1", "n2", "n3"})
     # Swarm does not move tasks back by itself: a forced update spreads them again
@@ -212,7 +212,7 @@ def test_an_update_that_fails_its_health_check_rolls_back_by_itself(swarm):
     assert swarm.manager.docker("service", "inspect", "-f", "{{.Spec.TaskTemplate.ContainerSpec.Image}}",
                                 f"{STACK}_app").stdout.strip() == good
     # the unhealthy tasks never joined the name "app": not one request reached them
-    assert load.counts["requests"] > 0 and load.counts["non302"] == 0 and load.errors() == 0 and fallback == 0
+    assert load.counts["requests"] > 0 and load.counts["not302"] == 0 and load.errors() == 0 and fallback == 0
 
 
 def test_a_killed_worker_leaves_the_others_answering(swarm):
@@ -224,4 +224,4 @@ def test_a_killed_worker_leaves_the_others_answering(swarm):
         swarm.wait_converged("app", 3, nodes={"n1", "n2"})
     fallback = swarm.fallback_answers([n1, n2]) - before
     report("killed worker n3", load, fallback)
-    assert load.counts["requests"] > 0 and load.counts["non302"] == 0 and load.errors() == 0
+    assert load.counts["requests"] > 0 and load.counts["not302"] == 0 and load.errors() == 0
