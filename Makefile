@@ -6,10 +6,10 @@ SHELL := /bin/bash
 JAR   := app/target/avatar.jar
 MVN   := mvn -B -q
 
-.PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-ansible bench bench-smoke test-bench bench-report \
+.PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible bench bench-smoke test-bench bench-report \
         build run images clean
 
-test: prefetch test-docs test-app test-nginx test-monitoring test-compose test-ansible bench-smoke
+test: prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible bench-smoke
 
 # Starts building docker compose v2 (the compose layer's) in the background while the first layers run.
 prefetch:
@@ -40,6 +40,12 @@ test-monitoring: build
 
 test-compose:
 	tests/compose/run.sh
+
+# docker-stack.yml on a real three-node swarm (Debian 12's and 13's engines in containers, a registry
+# of Debian's docker-registry): the deploy, the spread, updates, a drain and a killed node under load
+# (tests/swarm/run.sh). Pushes the compose images test-compose built.
+test-swarm:
+	tests/swarm/run.sh
 
 # specs.sh (no host: argument specs, generated tables, ansible-lint), then the Molecule scenarios
 # side by side (tests/ansible/molecule.sh; ansible/molecule/*).

@@ -2,6 +2,8 @@
 -- `wrk ... -s wrk-report.lua URL -- count` also counts every response whose status is not 302 (a Lua
 -- call per response costs the load generator about a third of its rate, so the timed runs leave it off;
 -- they still count statuses > 399 and socket errors, and a separate counting run checks every target).
+-- `-- count delay=MS` also paces each connection: MS milliseconds between its requests (a bounded
+-- load, as make test-swarm runs it while the swarm changes: tests/swarm/swarm.py).
 local threads = {}
 
 function setup(thread)
@@ -15,6 +17,12 @@ function init(args)
       if status ~= 302 then
         not302 = not302 + 1
       end
+    end
+  end
+  local ms = args[2] and tonumber(args[2]:match("^delay=(%d+)$"))
+  if ms then
+    delay = function()
+      return ms
     end
   end
 end

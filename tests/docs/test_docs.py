@@ -171,11 +171,16 @@ def compose_settings():
             | set(re.findall(r"^(AVATAR_[A-Z0-9_]+)=", env, re.M)))
 
 
+def stack_settings():
+    """The Swarm stack's settings: what docker-stack.yml reads from the environment."""
+    return set(re.findall(r"\$\{(AVATAR_[A-Z0-9_]+)", (ROOT / "docker-stack.yml").read_text()))
+
+
 @lru_cache(maxsize=None)
 def known_avatar_names():
     """Every AVATAR_* name something reads: the compose settings, and the names the sidecar (app/src/main),
     the container entry points (nginx/compose, app/), the tests and tools read (their code, not docs)."""
-    names = set(compose_settings())
+    names = set(compose_settings()) | stack_settings()
     for f in repo_files():
         if f.endswith(".md") or f.startswith(("docs/", "tests/docs/")) or not f.startswith(("app/", "nginx/", "tests/", "tools/", "bench/")):
             continue
@@ -229,6 +234,11 @@ def test_every_compose_setting_is_described():
     assert sorted(s for s in compose_settings() if f"`{s}`" not in page) == []
 
 
+def test_every_stack_setting_is_described():
+    page = (ROOT / "docs" / "swarm.md").read_text()
+    assert sorted(s for s in stack_settings() if f"`{s}`" not in page) == []
+
+
 def test_the_checks_can_fail(tmp_path):
     """The readers find what they must: a made-up link, path, target and setting are caught."""
     assert slug("Deploy with `compose` (v2)!") == "deploy-with-compose-v2"
@@ -238,3 +248,4 @@ def test_the_checks_can_fail(tmp_path):
     assert path_exists("app/target/avatar.jar")  # a build output .gitignore names
     assert list(make_names("run `make tset-app` or\n```sh\nmake -j2 bench\n```\nto make the key")) == ["tset-app", "bench"]
     assert "AVATAR_HTTPS_PROT" not in known_avatar_names() and "AVATAR_HTTPS_PORT" in compose_settings()
+    assert "AVATAR_NGINX_NODES" in stack_settings() and "AVATAR_NGINX_NODE" not in known_avatar_names()

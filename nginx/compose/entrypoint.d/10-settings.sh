@@ -8,6 +8,9 @@
 #   AVATAR_TLS_NAMES       space-separated DNS names and IP addresses; the first is the subject CN
 #   AVATAR_ACCESS_LOG      anonymous | full | off: what the access log records (the template's
 #                          avatar_access_log_mode; docs/privacy.md)
+#   AVATAR_APP_RESOLVER    optional, an IPv4 address: the DNS server Nginx asks for the app's tasks
+#                          every second (docker-stack.yml: Docker's 127.0.0.11); unset (compose):
+#                          "app" is resolved once, at start
 set -euo pipefail
 
 die() { echo "nginx-entrypoint: $*" >&2; exit 2; }
@@ -31,3 +34,7 @@ need AVATAR_ACCESS_LOG
 need AVATAR_TLS_NAMES
 read -r -a names <<<"$AVATAR_TLS_NAMES"
 ((${#names[@]} > 0)) || die "AVATAR_TLS_NAMES: no name in '$AVATAR_TLS_NAMES'"
+if [[ -n ${AVATAR_APP_RESOLVER:-} ]]; then
+  [[ $AVATAR_APP_RESOLVER =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] \
+    || die "AVATAR_APP_RESOLVER: not an IPv4 address: '$AVATAR_APP_RESOLVER'"
+fi

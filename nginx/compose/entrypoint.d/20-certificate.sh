@@ -1,5 +1,10 @@
 #!/bin/bash
-# The certificate Nginx serves, in /etc/nginx/tls (the tls volume, or AVATAR_TLS_DIR):
+# The certificate Nginx serves:
+#   /run/secrets/fullchain.pem + privkey.pem     Swarm secrets (docker-stack.yml), when they hold a
+#                                                certificate (PEM): used as they are, nothing generated
+#                                                (30-site.sh prefers them); the stack's default
+#                                                secret says "no certificate" (nginx/swarm/)
+# else in /etc/nginx/tls (the tls volume, or AVATAR_TLS_DIR):
 #   fullchain.pem + privkey.pem                  used as they are when both exist (your own
 #                                                certificate; the key must be readable by uid 33)
 #   neither exists                               a self-signed certificate for AVATAR_TLS_NAMES is
@@ -36,6 +41,18 @@ self_signed() {
   mv -f "$key.new" "$key" && mv -f "$cert.new" "$cert"
   printf '%s\n' "${names[*]}" >"$marker"
 }
+
+secrets=/run/secrets
+pem() { grep -qs -- '-----BEGIN ' "$1"; }
+if pem $secrets/fullchain.pem || pem $secrets/privkey.pem; then
+  pem $secrets/fullchain.pem && pem $secrets/privkey.pem \
+    || die "$secrets: give both AVATAR_TLS_CERT_FILE and AVATAR_TLS_KEY_FILE (docker-stack.yml), the key readable by uid $(id -u)"
+  # the key must be the certificate's: else Nginx would stop with a less helpful message
+  [[ $(openssl x509 -in "$secrets/fullchain.pem" -noout -pubkey 2>/dev/null) \
+     == "$(openssl pkey -in "$secrets/privkey.pem" -pubout 2>/dev/null)" ]] \
+    || die "$secrets: privkey.pem is not the key of fullchain.pem's certificate (AVATAR_TLS_KEY_FILE, AVATAR_TLS_CERT_FILE)"
+  exit 0
+fi
 
 if [[ -e $cert && -e $key ]]; then
   if [[ -e $marker ]] && { [[ $(<"$marker") != "${names[*]}" ]] \

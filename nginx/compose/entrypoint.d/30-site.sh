@@ -11,6 +11,8 @@ set -euo pipefail
 site=/run/nginx/fox-avatar.conf
 images=/srv/fox-avatar/images
 tls=/etc/nginx/tls
+# Swarm secrets holding a certificate, instead (20-certificate.sh checked them).
+if grep -qs -- '-----BEGIN ' /run/secrets/fullchain.pem; then tls=/run/secrets; fi
 die() { echo "nginx-entrypoint: $*" >&2; exit 2; }
 
 # The ports Nginx listens on inside the container (nginx/Dockerfile's HTTP_PORT and HTTPS_PORT).
@@ -24,7 +26,10 @@ status_listen=127.0.0.1:8082
 fallback_syslog=127.0.0.1:5140
 
 mkdir -p "${site%/*}"
-# The app service by its compose name: Nginx resolves "app" to every replica when it (re)loads.
+# The app service by its compose name: Nginx resolves "app" to every replica when it (re)loads;
+# with AVATAR_APP_RESOLVER (a Swarm), through that DNS server every second, with no reload.
+resolver=()
+[[ -n ${AVATAR_APP_RESOLVER:-} ]] && resolver=(avatar_upstream_resolver="$AVATAR_APP_RESOLVER")
 if ! err=$(python3 /usr/local/lib/fox-avatar/nginx/render.py --images "$images" -o "$site" \
       avatar_nginx_build="$(nginx -V 2>&1)" \
       avatar_server_name=localhost 'avatar_listen_addresses=["*"]' \
@@ -35,6 +40,7 @@ if ! err=$(python3 /usr/local/lib/fox-avatar/nginx/render.py --images "$images" 
       avatar_tls_certificate="$tls/fullchain.pem" avatar_tls_certificate_key="$tls/privkey.pem" \
       avatar_images_root="$images" avatar_access_log_mode="$AVATAR_ACCESS_LOG" \
       avatar_access_log=/dev/stdout avatar_error_log=/dev/stderr avatar_fallback_log=/dev/stderr \
-      avatar_status_listen="[\"$status_listen\"]" avatar_fallback_syslog="$fallback_syslog" 2>&1); then
+      avatar_status_listen="[\"$status_listen\"]" avatar_fallback_syslog="$fallback_syslog" \
+      "${resolver[@]}" 2>&1); then
   die "AVATAR_IMAGES_DIR=${AVATAR_IMAGES_DIR:-./images}: not a complete image set (make one with \`make images SRC=DIR OUT=DIR\`): $(tail -n1 <<<"$err")"
 fi
