@@ -18,6 +18,9 @@ _ncpu = len(os.sched_getaffinity(0))
 SERVER_CPU = int(os.environ.get("BENCH_SERVER_CPU", "1" if _ncpu > 1 else "0"))
 CLIENT_CPU = int(os.environ.get("BENCH_CLIENT_CPU", "0"))
 IMAGES = os.environ.get("BENCH_IMAGES", str(ROOT / "images"))
+# BENCH_ONLY=KEY,KEY: a partial run of those candidates only (their keys: candidates.CANDIDATES), saved
+# under its own key of the raw file ("partial") and rendered in its own section; no JDK comparison.
+ONLY = [k for k in os.environ.get("BENCH_ONLY", "").replace(",", " ").split() if k]
 
 if SMOKE:
     DURATION, WARMUP, ROUNDS, CONCS, AB_N, STARTS = 1, 0, 1, [10], 2000, 1
@@ -48,4 +51,6 @@ AVATAR_KEY = hashlib.md5(b"fox@example.org").hexdigest()   # 32 hex digits, as i
 AVATAR_PATH = f"/?s={AVATAR_SIZE}&u={AVATAR_KEY}"
 # Issue 20's Gravatar URL, as Gitea's Libravatar library and most apps send it (Gravatar's default size).
 GRAVATAR_PATH = f"/avatar/{AVATAR_KEY}?s=80"
+# The images' target: Nginx serving the content-addressed file that avatar URL points at (the first
+# picture's AVATAR_SIZE px image in the format Chromium's Accept gets), through the full stack.
 BYTES_SAMPLES = 21 if SMOKE else 210
