@@ -7,6 +7,7 @@ answer with the 64 px image its Accept gets (its `/` + Accept target, the ratio'
 bytes a page downloads to show a 64 px avatar are measured through it (avatar.py). The raw results go to
 the raw file, and the report is rendered from that file."""
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from . import avatar
@@ -106,7 +107,9 @@ def alone(cands):
 
 
 def collect(cands, m):
-    """The raw results: per target, the medians per concurrency and every round's result."""
+    """The raw results: per target, the medians per concurrency and every round's result; the machine's
+    1-min load average at the end beside the one at the start (a run on a shared machine says so)."""
+    m = dict(m, loadavg_end=Path("/proc/loadavg").read_text().split()[0])
     rows = []
     for c in cands:
         for t in c.targets:

@@ -32,7 +32,7 @@ def machine_line(m):
     return (f"{m['cpu']}, {m['cpus']} vCPUs ({m['virt']}), {m['mem_gb']} GB RAM, {m['os']}, kernel {m['kernel']}; "
             f"OpenJDK {m['java']}, nginx {m['nginx']}, PHP {m['php']}, wrk {m['wrk']}; server pinned to "
             f"CPU {m['server_cpu']}, load generator to CPU {m['client_cpu']}; 1-min load average at start "
-            f"{m['loadavg_start']}; {m['date']}")
+            f"{m['loadavg_start']}" + (f", at the end {m['loadavg_end']}" if m.get("loadavg_end") else "") + f"; {m['date']}")
 
 
 def generated_by(command, res, smoke_note=" (SMOKE)"):

@@ -217,3 +217,12 @@ def test_an_unknown_bench_only_candidate_is_a_one_line_error():
                        env=dict(os.environ, BENCH_ONLY="sidecar,nosuch"), timeout=60)
     assert r.returncode != 0
     assert "BENCH_ONLY: no candidate nosuch" in r.stdout + r.stderr
+
+
+def test_the_load_average_at_the_end_is_shown_when_the_run_kept_it(pages):
+    """A run on a shared machine says so: the 1-min load average at the end beside the one at the start."""
+    doc, readme = pages
+    raw = report.load_raw(HERE / "fixture" / "bench.json")
+    raw["partial"]["machine"]["loadavg_end"] = "6.91"
+    report.render(raw, doc, readme, keys=["partial"])
+    assert "1-min load average at start 3.1, at the end 6.91; 2026-01-03 04:05 UTC" in doc.read_text()
