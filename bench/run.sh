@@ -15,7 +15,7 @@ apt_need wrk apache2-utils nghttp2-client gnuplot-nox nginx php-fpm openssl curl
 # candidate is left out with a note; under CI=true that is a failure. The smoke (BENCH_SMOKE=1) leaves the
 # candidate out and builds none of it: only oha loads it, and its HTTP/3 path is tested by the shared
 # HTTP suite's curl --http3-only (tests/stack/test_http3.py) in the nginx, compose and ansible layers.
-only=" ${BENCH_ONLY//,/ } "
+only=" ${BENCH_ONLY:-} "; only=${only//,/ }
 if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] && [ "${1:-}" != --render ] &&
    { [ -z "${BENCH_ONLY:-}" ] || [[ "$only" == *" stack-trixie "* ]]; }; then
   . tools/docker.sh
