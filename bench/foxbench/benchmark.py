@@ -128,11 +128,11 @@ def collect(cands, m):
 
 
 def failures(results):
-    """Every request that failed or was not a 302, per place it was counted."""
+    """Every request that failed or was not a 302 (an image: a 200), per place it was counted."""
     bad = [f"{r['label']} c={k}: {s['bad']} non-302/errors" for r in results["rows"]
            for k, s in r["conc"].items() if s and s["bad"]]
     bad += [f"{r['label']} ab: {r['ab']['bad']} non-302/failed" for r in results["rows"] if r["ab"] and r["ab"]["bad"]]
-    bad += [f"{r['label']} status check: {r['check']['bad']} not 302 or failed" for r in results["rows"]
+    bad += [f"{r['label']} status check: {r['check']['bad']} not {r.get('expect', 302)} or failed" for r in results["rows"]
             if r["check"] and r["check"]["bad"]]
     bad += [f"{r['label']}: Nginx's fallback answered {r['fallbacks']} requests" for r in results["rows"]
             if r["fallbacks"]]

@@ -120,7 +120,8 @@ class FullStack(Candidate):
     Debian-shaped main nginx.conf, a throw-away CA, the jar with app/jvm.options) serving BENCH_IMAGES,
     pinned to the server core. Its start-up is not timed (it is Nginx's plus the sidecar's).
     Issue 29: two more targets on the same servers, the images: Nginx answering a content-addressed file
-    (the one the avatar URL points at, a 200 with its caching headers) in HTTPS/1.1 and HTTPS/2."""
+    (the first picture's AVATAR_SIZE px image in the format Chromium's Accept gets, as the avatar URL
+    would name it; a 200 with its caching headers) in HTTPS/1.1 and HTTPS/2."""
     key, name = "stack", "Full stack: our Nginx config (HTTPS) -> sidecar"
 
     def __init__(self, ws):

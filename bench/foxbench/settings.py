@@ -51,6 +51,4 @@ AVATAR_KEY = hashlib.md5(b"fox@example.org").hexdigest()   # 32 hex digits, as i
 AVATAR_PATH = f"/?s={AVATAR_SIZE}&u={AVATAR_KEY}"
 # Issue 20's Gravatar URL, as Gitea's Libravatar library and most apps send it (Gravatar's default size).
 GRAVATAR_PATH = f"/avatar/{AVATAR_KEY}?s=80"
-# The images' target: Nginx serving the content-addressed file that avatar URL points at (the first
-# picture's AVATAR_SIZE px image in the format Chromium's Accept gets), through the full stack.
 BYTES_SAMPLES = 21 if SMOKE else 210
