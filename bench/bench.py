@@ -11,6 +11,8 @@ Modes (environment):
                    asserts no timings; writes only to a temp dir (never docs/ or README).
   TUNE=1           JVM flag sets and Undertow settings for the sidecar alone; writes the tuning section of
                    docs/bench.md.
+  BENCH_ONLY=K,K   a partial run: only those candidates (keys as in the report's raw rows: sidecar, stack,
+                   ...), same rounds; saved as "partial" in the raw file, its own section; no JDK comparison.
   SOAK=1           10 million requests through the full stack, RSS sampled every few seconds; fails
                    unless memory stays flat and no request fails; writes the soak section of docs/bench.md.
 Each run saves its raw results in docs/bench.json (SMOKE: in the temp dir) and renders its section from
@@ -58,6 +60,12 @@ def measure(out):
         print(report.publish("soak", res, out, settings.SMOKE))
         if not soak_figures(res)[3]:
             die("soak failed: see above")
+    elif settings.ONLY:
+        results, failed = benchmark.run(ws, m)
+        print(report.publish("partial", results, out, settings.SMOKE))
+        if failed:
+            die("requests failed, were not 302 (200 for an image) or not redirected as issue 11 says:\n  "
+                + "\n  ".join(failed))
     else:
         results, failed = benchmark.run(ws, m)
         report.publish("results", results, out, settings.SMOKE)
@@ -77,6 +85,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.render:
         return rerender(args.render)
+    benchmark.check_only()
     os.sched_setaffinity(0, {settings.CLIENT_CPU})  # the harness and the load generators; servers get SERVER_CPU
     if settings.SERVER_CPU == settings.CLIENT_CPU:
         log("WARNING: one CPU only: server and load generator share it")

@@ -2,7 +2,8 @@
 # make bench: the benchmark of issue 7 (see docs/bench.md). Installs its tools (idempotently), then runs
 # bench/bench.py (the package bench/foxbench/). Modes: BENCH_SMOKE=1 (CI: seconds, asserts no timings,
 # writes only to a temp dir, leaves out the candidates only oha loads), TUNE=1 (JVM flag sets for app/jvm.options), SOAK=1 (10 million requests
-# through the full stack); `bench/run.sh --render` renders the report again from docs/bench.json.
+# through the full stack), BENCH_ONLY=KEY,... (a partial run of those candidates, its own section);
+# `bench/run.sh --render` renders the report again from docs/bench.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/apt.sh
@@ -14,7 +15,9 @@ apt_need wrk apache2-utils nghttp2-client gnuplot-nox nginx php-fpm openssl curl
 # candidate is left out with a note; under CI=true that is a failure. The smoke (BENCH_SMOKE=1) leaves the
 # candidate out and builds none of it: only oha loads it, and its HTTP/3 path is tested by the shared
 # HTTP suite's curl --http3-only (tests/stack/test_http3.py) in the nginx, compose and ansible layers.
-if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] && [ "${1:-}" != --render ]; then
+only=" ${BENCH_ONLY:-} "; only=${only//,/ }
+if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] && [ "${1:-}" != --render ] &&
+   { [ -z "${BENCH_ONLY:-}" ] || [[ "$only" == *" stack-trixie "* ]]; }; then
   . tools/docker.sh
   if [ "${CI:-}" = true ] || docker info >/dev/null 2>&1; then
     BENCH_TRIXIE_CLIENT=$(trixie_client_ready)
@@ -25,8 +28,9 @@ if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] &
   fi
 fi
 . tools/venv.sh   # Jinja2 for nginx/render.py, cryptography for the full stack's CA (tools/foxavatar/loopback.py)
-# Debian 13's JDKs 21 and 25 for the JDK comparison (bench/foxbench/jdks.py), in a container image.
-if [[ " $* " != *" --render "* ]]; then
+# Debian 13's JDKs 21 and 25 for the JDK comparison (bench/foxbench/jdks.py), in a container image; a
+# partial run (BENCH_ONLY) has no JDK comparison.
+if [[ " $* " != *" --render "* ]] && [ -z "${BENCH_ONLY:-}" ]; then
   . tools/docker.sh
   JDKS_IMAGE=$(trixie_jdks_ready)
   export JDKS_IMAGE

@@ -7,13 +7,14 @@ answer with the 64 px image its Accept gets (its `/` + Accept target, the ratio'
 bytes a page downloads to show a 64 px avatar are measured through it (avatar.py). The raw results go to
 the raw file, and the report is rendered from that file."""
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from . import avatar
 from .candidates import CANDIDATES, FullStack
 from .load import med, run_ab
-from .processes import log, memory_kb, threads
-from .settings import AB_N, CONCS, DURATION, ROUNDS, SMOKE, STARTS, WARMUP
+from .processes import die, log, memory_kb, threads
+from .settings import AB_N, CONCS, DURATION, ONLY, ROUNDS, SMOKE, STARTS, WARMUP
 
 
 def measure(targets, concs, duration, rounds, warmup):
@@ -41,10 +42,10 @@ def throughput(cands):
             c.start()
             for t in c.targets:
                 st = t.status()
-                if st != 302:
-                    raise RuntimeError(f"{t.label}: GET {t.path} answered {st}, not 302\n{c.logs()}")
+                if st != t.expect:
+                    raise RuntimeError(f"{t.label}: GET {t.path} answered {st}, not {t.expect}\n{c.logs()}")
                 t.problem = (avatar.location_problem(c.ws.manifest, t.location, avatar.expected_size(c.ws.manifest, t.path))
-                             if t.path != "/" else None)
+                             if t.path != "/" and t.expect == 302 else None)
                 if t.problem:
                     log(f"WARNING: {t.label}: {t.problem}")
             log(f"started {c.key}: pids {c.pids()}")
@@ -52,7 +53,7 @@ def throughput(cands):
         measure(targets, CONCS, DURATION, ROUNDS, WARMUP)
         for t in targets:  # every response's status, counted (not timed)
             t.check = t.load(max(CONCS), 1 if SMOKE else 2, count=True)
-            log(f"status check {t.label}: {t.check['requests']:,} responses, {t.check['bad']} not 302 or failed")
+            log(f"status check {t.label}: {t.check['requests']:,} responses, {t.check['bad']} not {t.expect} or failed")
         for t in targets:
             plain = t.path == "/" and not t.headers  # `ab` runs only the plain `/`
             if t.tool == "wrk" and t.url.startswith("http:") and t.cand.key != "nginx-nolog" and plain:
@@ -106,12 +107,14 @@ def alone(cands):
 
 
 def collect(cands, m):
-    """The raw results: per target, the medians per concurrency and every round's result."""
+    """The raw results: per target, the medians per concurrency and every round's result; the machine's
+    1-min load average at the end beside the one at the start (a run on a shared machine says so)."""
+    m = dict(m, loadavg_end=Path("/proc/loadavg").read_text().split()[0])
     rows = []
     for c in cands:
         for t in c.targets:
             rows.append({"key": c.key, "name": c.name, "proto": t.proto, "label": t.label, "tool": t.tool,
-                         "request": t.path, "headers": t.headers, "location": urlsplit(t.location or "").path,
+                         "request": t.path, "headers": t.headers, "expect": t.expect, "location": urlsplit(t.location or "").path,
                          "location_problem": getattr(t, "problem", None),
                          "conc": {str(k): t.summary(k) for k in CONCS}, "ab": t.ab, "check": t.check,
                          "runs": {str(k): v for k, v in t.runs.items()},
@@ -120,16 +123,16 @@ def collect(cands, m):
                          "startup_s": c.startup, "startup_cpu_s": c.startup_cpu,
                          "fallbacks": getattr(c, "nfallback", 0)})
     bytes_ = next((c.avatar_bytes for c in cands if getattr(c, "avatar_bytes", None)), None)
-    return {"machine": m, "mode": "smoke" if SMOKE else "full", "duration_s": DURATION, "rounds": ROUNDS,
+    return {"machine": m, "mode": "smoke" if SMOKE else ("partial" if ONLY else "full"), "only": ONLY, "duration_s": DURATION, "rounds": ROUNDS,
             "concurrency": CONCS, "ab_n": AB_N, "starts": STARTS, "rows": rows, "avatar_bytes": bytes_}
 
 
 def failures(results):
-    """Every request that failed or was not a 302, per place it was counted."""
+    """Every request that failed or was not a 302 (an image: a 200), per place it was counted."""
     bad = [f"{r['label']} c={k}: {s['bad']} non-302/errors" for r in results["rows"]
            for k, s in r["conc"].items() if s and s["bad"]]
     bad += [f"{r['label']} ab: {r['ab']['bad']} non-302/failed" for r in results["rows"] if r["ab"] and r["ab"]["bad"]]
-    bad += [f"{r['label']} status check: {r['check']['bad']} not 302 or failed" for r in results["rows"]
+    bad += [f"{r['label']} status check: {r['check']['bad']} not {r.get('expect', 302)} or failed" for r in results["rows"]
             if r["check"] and r["check"]["bad"]]
     bad += [f"{r['label']}: Nginx's fallback answered {r['fallbacks']} requests" for r in results["rows"]
             if r["fallbacks"]]
@@ -138,10 +141,20 @@ def failures(results):
     return bad
 
 
+def check_only():
+    """BENCH_ONLY names candidates by key: a name that is none is a one-line error."""
+    unknown = sorted(set(ONLY) - {cls.key for cls in CANDIDATES})
+    if unknown:
+        die(f"BENCH_ONLY: no candidate {', '.join(unknown)} (the candidates: {', '.join(c.key for c in CANDIDATES)})")
+
+
 def run(ws, m):
     """Measure; the raw results (the caller saves and renders them) and the failures."""
+    check_only()
     cands = []
     for cls in CANDIDATES:
+        if ONLY and cls.key not in ONLY:
+            continue
         if SMOKE and cls.smoke_skip:
             log(f"{cls.key}: left out of the smoke ({cls.smoke_skip}); make bench runs it")
         elif cls.available():

@@ -13,7 +13,8 @@ from foxavatar import loopback
 from .load import Target
 from .machine import php_fpm_bin
 from .processes import cpu_seconds, die, free_port, pin_tree, spawn, stop, tree, wait_302
-from .settings import AVATAR_PATH, BENCH, GRAVATAR_PATH, CHROMIUM_ACCEPT, HOST, JAR, JVM_OPTIONS, TLS_NAME
+from .avatar import expected_format
+from .settings import AVATAR_PATH, AVATAR_SIZE, BENCH, GRAVATAR_PATH, CHROMIUM_ACCEPT, HOST, JAR, JVM_OPTIONS, TLS_NAME
 
 
 class Candidate:
@@ -117,13 +118,19 @@ class FullStack(Candidate):
     """Candidate 2: the full stack exactly as the shared HTTP tests start it on loopback
     (tools/foxavatar/loopback.py: the shared Nginx configuration rendered by nginx/render.py, the
     Debian-shaped main nginx.conf, a throw-away CA, the jar with app/jvm.options) serving BENCH_IMAGES,
-    pinned to the server core. Its start-up is not timed (it is Nginx's plus the sidecar's)."""
+    pinned to the server core. Its start-up is not timed (it is Nginx's plus the sidecar's).
+    Issue 29: two more targets on the same servers, the images: Nginx answering a content-addressed file
+    (the first picture's AVATAR_SIZE px image in the format Chromium's Accept gets, as the avatar URL
+    would name it; a 200 with its caching headers) in HTTPS/1.1 and HTTPS/2."""
     key, name = "stack", "Full stack: our Nginx config (HTTPS) -> sidecar"
 
     def __init__(self, ws):
         super().__init__(ws)
         self.ls = None
-        self.targets = [Target(self, "HTTPS/1.1", None), Target(self, "HTTPS/2", None, tool="h2load")]
+        image = ws.manifest.location(ws.manifest.foxes[0], AVATAR_SIZE, expected_format(ws.manifest))
+        self.targets = [Target(self, "HTTPS/1.1", None), Target(self, "HTTPS/2", None, tool="h2load"),
+                        Target(self, "HTTPS/1.1", None, path=image, expect=200),
+                        Target(self, "HTTPS/2", None, tool="h2load", path=image, expect=200)]
 
     def start(self):
         try:

@@ -2,7 +2,9 @@
 load tool is one class with a name and run(url, conc, duration, count) returning the result fields
 below, listed in TOOLS; `ab` (no keep-alive, the original test) is a fixed-count run beside them. A
 target may add request headers (issue 11's avatar URL sends a browser's Accept): every tool sends them.
-Result fields: rps, requests, p50_ms, p99_ms, bad (not 302 or failed), not302, errors."""
+A target expects a status (302; the images' target 200): every tool counts the other answers as bad.
+Result fields: rps, requests, p50_ms, p99_ms, bad (not the expected status, or failed), not302 (not the
+expected status: the name is older than the images' target), errors."""
 import json
 import re
 import statistics
@@ -16,12 +18,12 @@ from .settings import BENCH
 
 class Wrk:
     """wrk -t1, keep-alive; the timed runs use a done() hook only (bench/wrk-report.lua), count=True
-    adds a Lua call per response that counts every status but 302."""
+    adds a Lua call per response that counts every status but the expected one."""
     name = "wrk"
 
-    def run(self, url, conc, duration, count=False, headers=None):
+    def run(self, url, conc, duration, count=False, headers=None, expect=302):
         cmd = ["wrk", "-t1", f"-c{conc}", f"-d{duration}s", "--timeout", "5s", *header_args(headers),
-               "-s", str(BENCH / "wrk-report.lua"), url] + (["--", "count"] if count else [])
+               "-s", str(BENCH / "wrk-report.lua"), url] + (["--", "count", str(expect)] if count else [])
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
         m = re.search(r"^WRKJSON (\{.*\})$", r.stdout, re.M)
         if r.returncode != 0 or not m:
@@ -42,12 +44,13 @@ class H2load:
     connection after keepalive_requests (1000) requests and h2load never reconnects, so h2load runs again
     and again with exactly 1000 requests per connection until `duration` is used up; the rate is all
     requests over the sum of h2load's own run times (which include the TLS handshakes, as a browser's
-    reconnect would). Always counts the 3xx of every response."""
+    reconnect would). Always counts the responses of the expected class (3xx for a 302, 2xx for a 200)."""
     name = "h2load"
 
-    def run(self, url, conc, duration, count=False, headers=None):
+    def run(self, url, conc, duration, count=False, headers=None, expect=302):
         conns, streams = self.shape(conc)
-        done = n3xx = failed = errored = timeouts = 0
+        klass = expect // 100  # h2load counts by class: 1 for 1xx ... 5 for 5xx
+        done = nexp = failed = errored = timeouts = 0
         busy = 0.0
         lat = []
         end = time.monotonic() + duration
@@ -66,7 +69,7 @@ class H2load:
                     raise RuntimeError(f"h2load failed ({r.returncode}): {out[-800:]} {r.stderr[-300:]}")
                 busy += float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
                 done += int(q.group(3))
-                n3xx += int(st.group(2))
+                nexp += int(st.group(klass - 1))
                 failed += int(q.group(5))
                 errored += int(q.group(6))
                 timeouts += int(q.group(7))
@@ -77,8 +80,8 @@ class H2load:
                             lat.append(int(parts[2]))
         lat.sort()
         return {"rps": done / busy if busy else 0.0, "requests": done, "p50_ms": percentile(lat, 50) / 1000,
-                "p99_ms": percentile(lat, 99) / 1000, "bad": (done - n3xx) + failed + errored,
-                "not302": done - n3xx, "errors": failed + errored + timeouts}
+                "p99_ms": percentile(lat, 99) / 1000, "bad": (done - nexp) + failed + errored,
+                "not302": done - nexp, "errors": failed + errored + timeouts}
 
     logdir = None  # where its log files go (None: the system's temp dir)
 
@@ -138,12 +141,13 @@ def med(vals):
 class Target:
     """One candidate's URL in one protocol, loaded by one tool; collects the results of its runs."""
 
-    def __init__(self, cand, proto, url, tool="wrk", path="/", headers=None):
-        """url: the server's root (http://host:port/); path: the request, "/" or issue 11's avatar URL;
-        tool: a name in TOOLS or a tool object (with a status() of its own: trixie.py's)."""
+    def __init__(self, cand, proto, url, tool="wrk", path="/", headers=None, expect=302):
+        """url: the server's root (http://host:port/); path: the request, "/", issue 11's avatar URL or an
+        image (expect 200: Nginx serves the file); tool: a name in TOOLS or a tool object (with a status()
+        of its own: trixie.py's, which loads 302 targets only)."""
         self.runner = TOOLS[tool] if isinstance(tool, str) else tool
         self.cand, self.proto, self.url, self.tool = cand, proto, url, self.runner.name
-        self.path, self.headers = path, headers or {}
+        self.path, self.headers, self.expect = path, headers or {}, expect
         self.runs = {}  # concurrency -> list of result dicts
         self.ab = self.check = None
         self.location = None  # the Location of the first answer (status())
@@ -158,7 +162,9 @@ class Target:
         return self.url.rstrip("/") + self.path
 
     def load(self, conc, duration, count=False):
-        return self.runner.run(self.request_url, conc, duration, count, self.headers)
+        if self.expect == 302:
+            return self.runner.run(self.request_url, conc, duration, count, self.headers)
+        return self.runner.run(self.request_url, conc, duration, count, self.headers, expect=self.expect)
 
     def timed(self, conc, duration):
         """A measured run: the result with the server's CPU share during it, kept in self.runs."""

@@ -16,7 +16,8 @@ from .settings import DOCS, RAW, README
 SECTIONS = {"results": ("bench:results", sections.results_section, charts.results_chart, "bench.png"),
             "tuning": ("bench:tuning", sections.tuning_section, None, None),
             "soak": ("bench:soak", sections.soak_section, charts.soak_chart, "bench-soak.png"),
-            "jdks": ("bench:jdks", jdks.section, None, None)}
+            "jdks": ("bench:jdks", jdks.section, None, None),
+            "partial": ("bench:partial", sections.partial_section, None, None)}
 README_MARKERS = "bench"
 
 
@@ -27,8 +28,8 @@ def save_raw(path, key, data):
     """Set one mode's raw results in the file (the other modes' stay)."""
     raw = load_raw(path) if Path(path).exists() else {}
     raw[key] = data
-    note = ("written by `make bench` (results, jdks), `make bench TUNE=1` (tuning) and `make bench SOAK=1` "
-            "(soak); `bench/bench.py --render` renders docs/bench.md, the README table and the charts "
+    note = ("written by `make bench` (results, jdks), `make bench TUNE=1` (tuning), `make bench SOAK=1` "
+            "(soak) and `BENCH_ONLY=KEY,... make bench` (partial); `bench/bench.py --render` renders docs/bench.md, the README table and the charts "
             "from it; do not edit by hand")
     body = json.dumps({k: raw[k] for k in SECTIONS if k in raw}, indent=1, sort_keys=True)
     Path(path).write_text('{"generated": ' + json.dumps(note) + ",\n" + body[1:].lstrip("\n") + "\n")

@@ -4,7 +4,7 @@ and nothing else (report.py puts them in place; charts.py draws the charts; rows
 which)."""
 import re
 
-from .rows import ACCEPT, AVATAR, GRAVATAR, avatar_request, plain, ratio, request_note, row
+from .rows import ACCEPT, AVATAR, GRAVATAR, IMAGE, PLAIN, avatar_request, plain, ratio, request_note, row
 
 SOAK_GROWTH_LIMIT_MB = 2.0
 
@@ -32,7 +32,7 @@ def machine_line(m):
     return (f"{m['cpu']}, {m['cpus']} vCPUs ({m['virt']}), {m['mem_gb']} GB RAM, {m['os']}, kernel {m['kernel']}; "
             f"OpenJDK {m['java']}, nginx {m['nginx']}, PHP {m['php']}, wrk {m['wrk']}; server pinned to "
             f"CPU {m['server_cpu']}, load generator to CPU {m['client_cpu']}; 1-min load average at start "
-            f"{m['loadavg_start']}; {m['date']}")
+            f"{m['loadavg_start']}" + (f", at the end {m['loadavg_end']}" if m.get("loadavg_end") else "") + f"; {m['date']}")
 
 
 def generated_by(command, res, smoke_note=" (SMOKE)"):
@@ -152,7 +152,7 @@ php-fpm + Nginx), each candidate alone on the machine after one run at the highe
 {avatar_method(results)}{table(results)}
 
 {trixie_note(results)}![benchmark chart](bench.png)
-{avatar_bytes_section(results.get("avatar_bytes"))}
+{capacity_section(results)}{avatar_bytes_section(results.get("avatar_bytes"))}
 ### Targets (issues 7 and 11)
 
 {targets_check(results)}
@@ -172,6 +172,59 @@ Method, what bounds each target, the JVM flag measurements and the chart: [docs/
 
 {table(results, compact=True)}
 """
+
+
+# What docs/scaling.md plans with: the sidecar alone, the full HTTPS stack and the images (issue 29), each
+# (candidate key, protocol, kind of request, what it is).
+CAPACITY = [("sidecar", "HTTP/1.1", PLAIN, "The sidecar alone, `/`"),
+            ("sidecar", "HTTP/1.1", AVATAR, "The sidecar alone, the avatar URL + `Accept`"),
+            ("stack", "HTTPS/1.1", PLAIN, "Full HTTPS stack, `/` (Nginx -> sidecar)"),
+            ("stack", "HTTPS/2", PLAIN, "Full HTTPS stack, `/` (Nginx -> sidecar)"),
+            ("stack", "HTTPS/1.1", IMAGE, "The images: Nginx serving a content-addressed file"),
+            ("stack", "HTTPS/2", IMAGE, "The images: Nginx serving a content-addressed file")]
+
+
+def capacity_section(results):
+    """Issue 29: requests per second per server core, for the rows docs/scaling.md plans with, at the highest
+    concurrency: the measured rate divided by the server processes' CPU share during it (server CPU, the
+    table's column), so that a run where the server did not get its whole core is not understated. Empty
+    for raw results without any of those rows."""
+    hi = max(results["concurrency"])
+    lines = []
+    for key, proto, which, what in CAPACITY:
+        r = row(results, key, proto, which)
+        s = (r or {}).get("conc", {}).get(str(hi))
+        if not s:
+            continue
+        per_core = s["rps"] / s["server_cpu"] if s.get("server_cpu") else None
+        tool = next((f" ({t})" for t in ("h2load", "oha") if t in r["tool"]), "")
+        request = f"`{avatar_request(r)}`" + (" + `Accept`" if r.get("headers") else "")
+        lines.append(f"| {what} | {proto}{tool} | {request} | {fmt_int(s['rps'])} | {s['server_cpu']:.0%} "
+                     f"| **{fmt_int(per_core)}** |")
+    if not lines:
+        return ""
+    return "\n" + "\n".join([
+        "### Capacity per core (issue 29)", "",
+        f"What one server core answers, keep-alive, at c={hi}: the measured req/s divided by the server "
+        f"processes' CPU share during the run (*server CPU*; in the full stack Nginx and the sidecar share the "
+        f"core, the images use Nginx alone). [docs/scaling.md](scaling.md) plans cores and nodes with these.",
+        "", f"| What | Protocol | Request | req/s c={hi} | server CPU | req/s per server core |",
+        "|---|---|---|--:|--:|--:|", *lines]) + "\n"
+
+
+def partial_section(results):
+    """A partial run (BENCH_ONLY=...): its table and capacity per core, under its own machine line; no targets
+    (they compare candidates the run may have left out)."""
+    m = results["machine"]
+    only = ", ".join(f"`{k}`" for k in results.get("only") or [])
+    return f"""{generated_by(f"BENCH_ONLY={','.join(results.get('only') or [])} make bench", results, SMOKE_RESULTS_NOTE)}
+
+A partial run: only the candidates {only}, in the same rounds as each other ({results['rounds']} rounds of
+{results['duration_s']} s after a warm-up, medians), by the method above; not the same run as the results
+above (compare the dates). Machine: {machine_line(m)}.
+
+{table(results)}
+{capacity_section(results)}"""
 
 
 def trixie_note(results):

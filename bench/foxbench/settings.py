@@ -18,6 +18,9 @@ _ncpu = len(os.sched_getaffinity(0))
 SERVER_CPU = int(os.environ.get("BENCH_SERVER_CPU", "1" if _ncpu > 1 else "0"))
 CLIENT_CPU = int(os.environ.get("BENCH_CLIENT_CPU", "0"))
 IMAGES = os.environ.get("BENCH_IMAGES", str(ROOT / "images"))
+# BENCH_ONLY=KEY,KEY: a partial run of those candidates only (their keys: candidates.CANDIDATES), saved
+# under its own key of the raw file ("partial") and rendered in its own section; no JDK comparison.
+ONLY = [k for k in os.environ.get("BENCH_ONLY", "").replace(",", " ").split() if k]
 
 if SMOKE:
     DURATION, WARMUP, ROUNDS, CONCS, AB_N, STARTS = 1, 0, 1, [10], 2000, 1
