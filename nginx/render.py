@@ -8,10 +8,11 @@ JSON when it can be: 8443, true, ["127.0.0.1"]; otherwise it is a string).
 --images DIR sets avatar_image_set, the image set's maps as data (the owner's
 template_data of DIR/manifest.tsv, made by `make images`; every file it lists
 must be in DIR): the served-URI map and the fallback's answers. Same Jinja settings as Ansible's template module
-(trim_blocks, trailing newline kept), so the playbook, the compose image build
-and the tests render the same file. A missing required variable or an empty
-or incomplete image set is an error naming it (exit 2). Needs Jinja2 (the project venv has
-it; the compose build uses Debian's python3-jinja2).
+(trim_blocks, trailing newline kept), so the playbook, the compose container's
+start (nginx/compose/entrypoint.d/30-site.sh) and the tests render the same file.
+A missing required variable or an empty or incomplete image set is an error naming
+it (exit 2). Needs Jinja2 (the project venv has it; the compose image has Debian's
+python3-jinja2).
 """
 import argparse
 import json

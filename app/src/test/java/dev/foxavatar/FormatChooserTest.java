@@ -11,7 +11,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
 
-/** The format from the Accept header, by the manifest's regexes (images/ladder.py's ACCEPT_TEMPLATE), for real clients. */
+/**
+ * The format from the Accept header, by the manifest's regexes
+ * (tools/foxavatar/imageset/contract.py's ACCEPT_TEMPLATE), for real clients.
+ */
 class FormatChooserTest {
     static final List<String> REGEXES = List.of(
             TestImages.acceptRegex("image/avif"), TestImages.acceptRegex("image/webp"), "");

@@ -29,7 +29,7 @@ final class TestImages {
     private TestImages() {
     }
 
-    /** The Accept regex of a media type, as images/ladder.py's accept_regex writes it. */
+    /** The Accept regex of a media type, as tools/foxavatar/imageset/contract.py's accept_regex writes it. */
     static String acceptRegex(String mediaType) {
         return "(?:^|,)\\s*" + mediaType
                 + "\\s*(?:;(?!\\s*q\\s*=\\s*0(?:\\.0{0,3})?\\s*(?:;|,|$))[^;,]*)*(?:,|$)";
