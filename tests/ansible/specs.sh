@@ -9,6 +9,8 @@
 #    held before it was removed;
 #  - the collection's tarball (ansible-galaxy collection build ansible/) carries a copy of each file
 #    the roles link to outside ansible/ (nginx/, monitoring/, app/jvm.options), equal to its source;
+#  - the collection's inventory filters give the pool and the scrape targets a real inventory asks
+#    for, and a role in a playbook of your own runs its pre-flight checks itself;
 #  - ansible-lint's production profile reports nothing on the collection (galaxy.yml, the playbook,
 #    the roles and the Molecule scenarios).
 set -uo pipefail
@@ -79,6 +81,17 @@ else
   cat "$WORK/build.log"
   fail "ansible-galaxy collection build ansible/"
 fi
+
+section "the collection's inventory filters, and a role's own pre-flight (ansible-playbook, no host)"
+# The repository's collection, through collections/ (the link back to ansible/).
+export ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections"
+check "pool_members and scrape_targets on a real inventory (tests/ansible/inventory_filters.yml)" \
+  ansible-playbook -i tests/ansible/inventory/split.yml tests/ansible/inventory_filters.yml
+ansible-playbook -i localhost, tests/ansible/standalone_role.yml -e fox_avatar_pool_dir="$WORK/pool" >"$WORK/standalone.log" 2>&1
+check "fox_avatar_pool in a playbook of its own, no app host: its pre-flight stops the run with one line naming avatar_apps" \
+  grep -Eq '^\[ERROR\]: Task failed: (Action failed: )?avatar_apps \(localhost\): the inventory group' "$WORK/standalone.log"
+check "... before its first change (no pool directory)" test ! -e "$WORK/pool"
+unset ANSIBLE_COLLECTIONS_PATH
 
 section "ansible-lint (production profile)"
 # The whole collection (ansible/: galaxy.yml's and meta/runtime.yml's rules too, the playbook, the

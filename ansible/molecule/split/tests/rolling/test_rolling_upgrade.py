@@ -31,8 +31,10 @@ from conftest import inventory_hosts, pool, report
 
 APPS = inventory_hosts()["apps"]
 LOADS = {"fresh": ["-c2", "-H", "Connection: close"], "reused": ["-c8"]}
-RELOAD = "fox_avatar.deploy.fox_avatar_app : Reload Nginx on those proxies"
-MARK = "fox_avatar.deploy.fox_avatar_app : Mark this host down in the upstream pools, or take the mark off"
+# The rolling restart's tasks (fox_avatar_app's tasks/main.yml; the marks and reloads are fox_avatar_pool's).
+RELOAD = "fox_avatar.deploy.fox_avatar_pool : Reload Nginx on those proxies"
+MARK = "fox_avatar.deploy.fox_avatar_pool : Mark the host down in the upstream pools, or take the mark off"
+RESTART = "fox_avatar.deploy.fox_avatar_app : Restart fox-avatar"
 FALLBACK_LOG = "/var/log/nginx/fox-avatar/fallback.log"
 
 
@@ -167,10 +169,10 @@ def rolling_order(log: str) -> list[str]:
     ["down", host, "restart", host, "back", host, ...]."""
     out, mark = [], None
     for line in log.splitlines():
-        handler = re.match(r"^RUNNING HANDLER \[(.*)\]", line)
-        if handler:
-            title = handler[1]
-            mark = ("restart" if title == "fox_avatar.deploy.fox_avatar_app : Restart fox-avatar" else
+        task = re.match(r"^TASK \[(.*)\]", line)
+        if task:
+            title = task[1]
+            mark = ("restart" if title == RESTART else
                     title.rpartition("| ")[2] if title.startswith(MARK + " | ") else None)
             if mark:
                 out.append(mark)
@@ -185,7 +187,7 @@ def time_out_of_pool(log: str) -> dict[str, float]:
     elapsed time under each task's title; the host is the one the mark changed)."""
     out, down, mark, elapsed = {}, {}, None, None
     for line in log.splitlines():
-        title = re.match(rf"^RUNNING HANDLER \[{re.escape(MARK)} \| (down|back)\]", line)
+        title = re.match(rf"^TASK \[{re.escape(MARK)} \| (down|back)\]", line)
         if title:
             mark, elapsed = title[1], None
         elif line.startswith(("TASK ", "RUNNING HANDLER ", "PLAY ")):
@@ -230,7 +232,7 @@ def test_reused_connections_saw_no_connect_write_or_timeout_error(upgrade):
 
 def test_reused_connections_saw_read_errors_only_at_the_reloads(upgrade):
     """At most one per keep-alive connection (8) and reload."""
-    reloads = len(re.findall(rf"^RUNNING HANDLER \[{re.escape(RELOAD)}\]", upgrade.run.text, re.M))
+    reloads = len(re.findall(rf"^TASK \[{re.escape(RELOAD)}\]", upgrade.run.text, re.M))
     assert upgrade.loads["reused"].total("read") <= 8 * reloads
 
 
