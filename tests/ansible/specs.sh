@@ -5,6 +5,9 @@
 #    a default, and the defaults are the same in both;
 #  - the variable tables in ansible/README.md are the ones tools/ansible_vars.py makes from them;
 #  - `ansible-doc -t role` shows every variable of every role;
+#  - `ansible-doc -t filter` documents every filter of plugins/filter/*.py (plugins/filter/NAME.yml);
+#  - fox_avatar_common's tasks/ship.yml (its plan: the filter fox_avatar.deploy.ship_plan) ships a
+#    directory to this machine as it should (tests/ansible/ship/*.yml, connection local);
 #  - no role's meta/main.yml or defaults describe the image-name rule that images/names.regex
 #    held before it was removed;
 #  - the collection's tarball (ansible-galaxy collection build ansible/) carries a copy of each file
@@ -39,6 +42,45 @@ for dir in ansible/roles/*/; do
   done
   check "$role: ansible-doc shows all $(grep -c '^fox_' "$dir/defaults/main.yml") variables of defaults/main.yml${missing:+ (missing:$missing)}" \
     test -z "$missing"
+done
+
+section "ansible-doc -t filter documents every filter the collection exports"
+# The filters each plugins/filter/*.py exports (its FilterModule, imported as Ansible would, through
+# collections/); each needs plugins/filter/NAME.yml, without which ansible-doc has nothing to show.
+mkdir -p "$WORK/home"
+filter_doc() { HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections" ansible-doc -t filter "$@"; }
+filters=$(python - <<'PY'
+import importlib, sys
+from pathlib import Path
+sys.path.insert(0, "ansible/collections")
+for py in sorted(Path("ansible/plugins/filter").glob("*.py")):
+    mod = importlib.import_module(f"ansible_collections.fox_avatar.deploy.plugins.filter.{py.stem}")
+    print(*sorted(mod.FilterModule().filters()))
+PY
+)
+check "plugins/filter/*.py import, and export filters ($(echo $filters | wc -w): $(echo $filters))" test $? -eq 0 -a -n "$filters"
+filter_doc -l fox_avatar.deploy >"$WORK/filters.txt" 2>&1
+for name in $filters; do
+  check "ansible-doc -t filter -l fox_avatar.deploy lists $name, not UNDOCUMENTED" \
+    eval "grep -Eq '^fox_avatar\.deploy\.$name +' '$WORK/filters.txt' && ! grep -Eq '^fox_avatar\.deploy\.$name +UNDOCUMENTED' '$WORK/filters.txt'"
+  filter_doc "fox_avatar.deploy.$name" >"$WORK/$name.filter.txt" 2>&1
+  check "ansible-doc -t filter fox_avatar.deploy.$name shows its description, examples and return value" \
+    eval "grep -q '^> FILTER fox_avatar.deploy.$name ' '$WORK/$name.filter.txt' && grep -q '^EXAMPLES:' '$WORK/$name.filter.txt' && grep -q '^RETURN VALUES:' '$WORK/$name.filter.txt'"
+done
+
+section "fox_avatar_common's ship.yml ships a directory to this machine (tests/ansible/ship/)"
+# Its real tasks through the collection (collections/), connection local, a directory of $WORK as
+# src and dest (the files are root's 0644 there: this runs as root, as the Molecule layer does).
+for book in ship_check_mode.yml ship_cases.yml; do
+  opts=(); [ "$book" = ship_check_mode.yml ] && opts=(--check)
+  mkdir -p "$WORK/${book%.yml}"
+  if HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections" ansible-playbook "${opts[@]}" \
+       -i localhost, -e work="$WORK/${book%.yml}" "tests/ansible/ship/$book" >"$WORK/$book.log" 2>&1; then
+    pass "ansible-playbook ${opts[*]}${opts:+ }tests/ansible/ship/$book: every case, checks: $(grep -c '^TASK \[Check' "$WORK/$book.log")"
+  else
+    grep -E '^(TASK \[|fatal|failed)|"msg"|evaluated_to|assertion' "$WORK/$book.log" | tail -n 12
+    fail "ansible-playbook ${opts[*]}${opts:+ }tests/ansible/ship/$book (the end of its log above)"
+  fi
 done
 
 section "no role describes the removed image-name rule"
@@ -98,7 +140,6 @@ section "ansible-lint (production profile)"
 # roles, the Molecule scenarios). Their converge playbooks import fox_avatar.deploy.site: here found
 # through collections/, the link back to ansible/. A HOME of its own: ansible-lint puts
 # ~/.ansible/collections first, where another fox_avatar.deploy may be installed (a Molecule prerun's).
-mkdir -p "$WORK/home"
 if (cd ansible && HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections" ansible-lint --nocolor 2>&1) | tee "$WORK/lint.log" | tail -n 5 \
    && grep -q 'Profile .production. was required, and it passed' "$WORK/lint.log"; then
   pass "ansible-lint production profile reports nothing"
