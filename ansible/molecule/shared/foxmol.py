@@ -82,9 +82,16 @@ class Run:
 
     def handler_changed(self, title: str) -> bool:
         """The handler titled so (e.g. 'fox_avatar.deploy.fox_avatar_nginx : Reload Nginx': the role by its FQCN) ran and reported changed."""
+        return self._changed(f"RUNNING HANDLER [{title}]")
+
+    def task_changed(self, title: str) -> bool:
+        """The task titled so (the role by its FQCN, as for handler_changed) ran and reported changed."""
+        return self._changed(f"TASK [{title}]")
+
+    def _changed(self, heading: str) -> bool:
         lines = self.text.splitlines()
         for i, line in enumerate(lines):
-            if line.startswith(f"RUNNING HANDLER [{title}]"):
+            if line.startswith(heading):
                 for nxt in lines[i + 1:]:
                     if nxt.startswith(("TASK ", "RUNNING HANDLER ", "PLAY ")):
                         break

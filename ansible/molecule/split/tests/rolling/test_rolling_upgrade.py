@@ -256,7 +256,7 @@ def test_each_app_host_runs_the_new_jar(upgrade, app):
 
 
 def test_nginx_was_reloaded_never_restarted(upgrade):
-    assert upgrade.run.handler_changed(RELOAD)
+    assert upgrade.run.task_changed(RELOAD)
     assert upgrade.after_nginx_pid == upgrade.before_nginx_pid
 
 
