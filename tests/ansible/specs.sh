@@ -127,8 +127,13 @@ fi
 section "the collection's inventory filters, and a role's own pre-flight (ansible-playbook, no host)"
 # The repository's collection, through collections/ (the link back to ansible/).
 export ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections"
-check "pool_members and scrape_targets on a real inventory (tests/ansible/inventory_filters.yml)" \
-  ansible-playbook -i tests/ansible/inventory/split.yml tests/ansible/inventory_filters.yml
+# Its log (which shows the refusal the playbook provokes and ignores) only when it fails.
+if ansible-playbook -i tests/ansible/inventory/split.yml tests/ansible/inventory_filters.yml >"$WORK/filters.log" 2>&1; then
+  pass "pool_members and scrape_targets on a real inventory (tests/ansible/inventory_filters.yml)"
+else
+  cat "$WORK/filters.log"
+  fail "pool_members and scrape_targets on a real inventory (tests/ansible/inventory_filters.yml)"
+fi
 ansible-playbook -i localhost, tests/ansible/standalone_role.yml -e fox_avatar_pool_dir="$WORK/pool" >"$WORK/standalone.log" 2>&1
 check "fox_avatar_pool in a playbook of its own, no app host: its pre-flight stops the run with one line naming avatar_apps" \
   grep -Eq '^\[ERROR\]: Task failed: (Action failed: )?avatar_apps \(localhost\): the inventory group' "$WORK/standalone.log"
