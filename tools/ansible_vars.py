@@ -50,8 +50,11 @@ def tables():
     out = [BEGIN]
     for role in roles():
         main = spec(role)
-        out += ["", f"### `{role}`", "", markup(main["short_description"]) + f" (`ansible-doc -t role -r roles {role}`)", "",
-                "| Variable | Type | Default | Description |", "|---|---|---|---|"]
+        out += ["", f"### `{role}`", "", markup(main["short_description"]) + f" (`ansible-doc -t role -r roles {role}`)", ""]
+        if not main["options"]:
+            out.append("No variables of its own.")
+            continue
+        out += ["| Variable | Type | Default | Description |", "|---|---|---|---|"]
         for name, o in sorted(main["options"].items()):
             kind = o["type"] + (f" of {o['elements']}" if "elements" in o else "")
             default = cell(o["default"]) if "default" in o else ("(required)" if o.get("required") else "(see description)")
