@@ -301,3 +301,35 @@ def test_stopped_sidecar_is_logged_as_fallback(loopback):
     (line,) = [l for l in loopback.fallback_log().splitlines() if "x=down-check" in l]
     assert 'us="502"' in line and "fallback=1" in line
     assert "connect() failed" in (loopback.logs / "error.log").read_text()
+
+
+def test_stopping_sidecars_503_gets_the_fallback(loopback):
+    """A sidecar that got SIGTERM finishes what is in flight and answers any new request 503
+    (Undertow's GracefulShutdownHandler) until it closes. No client sees that 503: Nginx tries
+    another sidecar, or the fallback answers."""
+    import http.client
+    import signal
+    import socket
+    # A POST whose body never ends keeps one exchange in flight: the sidecar's graceful stop
+    # waits for it (at most 5 s), which holds it in its "stopping" state long enough to ask it.
+    held = socket.create_connection(("127.0.0.1", loopback.app_port), timeout=5)
+    try:
+        held.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nx")
+        time.sleep(0.3)
+        loopback.app.send_signal(signal.SIGTERM)
+        deadline, status = time.monotonic() + 3, None
+        while status != 503 and time.monotonic() < deadline:
+            c = http.client.HTTPConnection("127.0.0.1", loopback.app_port, timeout=1)
+            c.request("GET", "/")
+            status = c.getresponse().status
+            c.close()
+        assert status == 503, f"the stopping sidecar answered {status}, not 503: nothing to test"
+        r = get(loopback, "/?x=stopping-check")
+    finally:
+        held.close()
+        loopback.stop_app()
+        loopback.start_app()
+    assert r.status == 302, r.status
+    time.sleep(0.2)
+    (line,) = [l for l in loopback.fallback_log().splitlines() if "x=stopping-check" in l]
+    assert 'us="503"' in line and "fallback=1" in line, line
