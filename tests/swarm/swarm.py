@@ -79,15 +79,22 @@ class Swarm:
                 raise AssertionError(f"{service}: not converged in {timeout} s: update {state!r}, tasks {tasks}")
             time.sleep(1)
 
+    def nginx_logs(self, pattern, nodes=None):
+        """{node: the lines matching `pattern` (grep -E)} of the logs of every Nginx container,
+        current and exited, of these nodes."""
+        return {n.host: n.run("sh", "-c", "for c in $(docker ps -a -q --filter "
+                              f"label=com.docker.swarm.service.name={STACK}_nginx); do docker logs $c 2>&1; done"
+                              f" | grep -E '{pattern}' || true").stdout.splitlines()
+                for n in nodes or self.nodes}
+
     def fallback_answers(self, nodes=None):
-        """Access-log lines with fallback=1 (Nginx answered without the sidecar) in every Nginx
-        container, current and exited, of these nodes."""
-        total = 0
-        for n in nodes or self.nodes:
-            total += int(n.run("sh", "-c", "for c in $(docker ps -a -q --filter "
-                               f"label=com.docker.swarm.service.name={STACK}_nginx); do docker logs $c 2>&1; done"
-                               " | grep -c ' fallback=1' || true").stdout.strip() or 0)
-        return total
+        """Access-log lines with fallback=1 (Nginx answered without the sidecar)."""
+        return sum(len(lines) for lines in self.nginx_logs(" fallback=1", nodes).values())
+
+    def avatar_answers_other_than_302(self, nodes=None):
+        """Access-log lines of the avatar URL whose answer was not a 302 (what a failed load
+        check shows: the status, the sidecar's address and its status)."""
+        return {h: lines for h, lines in self.nginx_logs('"GET / HTTP/[0-9.]+" [^3]', nodes).items() if lines}
 
 
 # ---------------------------------------------------------------- HTTPS as a client sees it

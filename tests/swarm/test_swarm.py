@@ -41,9 +41,11 @@ def derived_image(swarm, name, tag, *lines):
     return f"{swarm.pull}/{name}:{tag}"
 
 
-def report(what, load, fallback):
+def report(what, load, fallback, swarm):
     print(f"\n   {what}: {load.counts['requests']} requests, {load.counts['not302']} answers other than 302, "
           f"{load.errors()} socket errors, {fallback} fallback answers; per node {load.per_node}")
+    if load.counts["not302"]:
+        print(f"   Nginx's log lines of those answers: {swarm.avatar_answers_other_than_302()}")
 
 
 # ---------------------------------------------------------------- the stack file and the deploy
@@ -103,7 +105,7 @@ def test_rolling_update_of_the_app_loses_no_request(swarm):
         deploy(swarm, AVATAR_APP_IMAGE=image)
         swarm.wait_converged("app", 3)
     fallback = swarm.fallback_answers() - before
-    report("rolling update of the app", load, fallback)
+    report("rolling update of the app", load, fallback, swarm)
     assert swarm.manager.docker("service", "inspect", "-f", "{{.Spec.TaskTemplate.ContainerSpec.Image}}",
                                 f"{STACK}_app").stdout.startswith(image)
     assert load.counts["requests"] > 0
@@ -168,35 +170,40 @@ def test_certificate_rotation_is_a_rolling_update_of_nginx(swarm, certificates):
             f"{STACK}_nginx")
         swarm.wait_converged("nginx", 3, nodes={"n1", "n2", "n3"})
     fallback = swarm.fallback_answers() - before
-    report("certificate rotation (rolling update of Nginx)", load, fallback)
+    report("certificate rotation (rolling update of Nginx)", load, fallback, swarm)
     want = serial((certificates / "cert-2.pem").read_text())
     for n in swarm.nodes:
         assert serial(served_certificate(n.ip)) == want, n.host
     assert load.counts["requests"] > 0 and load.counts["not302"] == 0
     # What a node costs while its Nginx task is replaced (docs/swarm.md, "Updates and rollback"): its
     # port refuses connections between the old task's graceful exit and the new task's start (wrk
-    # counts each attempt: "connect"), and a kept-alive connection that was idle when the old task
-    # quit is closed, which a client that had just sent a request on it sees as "read" (browsers
-    # send such a request again). A request in flight is never cut, nothing times out.
+    # counts each attempt: "connect"). Besides, each client connection can lose at most two requests
+    # to a reset, seen as "read" or "write" depending on whether the reset came before or after the
+    # request was written (browsers send such a request again): once when the kept-alive connection
+    # was idle as the old task quit (it is closed), once when a new connection was still in the
+    # listen queue the old task closed (the kernel resets it). A request in flight is never cut,
+    # nothing times out.
     for host, c in load.per_node.items():
-        assert c["write"] == c["timeout"] == 0 and c["read"] <= load.connections, (host, c)
+        assert c["timeout"] == 0 and c["read"] + c["write"] <= 2 * load.connections, (host, c)
 
 
 def test_draining_a_worker_loses_no_request(swarm):
     n1, n2, n3 = (swarm.node(h) for h in ("n1", "n2", "n3"))
     before = swarm.fallback_answers()
-    with Load([n1, n2]) as load:
-        swarm.manager.docker("node", "update", "--availability", "drain", "n3")
-        swarm.wait_converged("app", 3, nodes={"n1", "n2"})
-        swarm.wait_converged("nginx", 2, nodes={"n1", "n2"})
-    fallback = swarm.fallback_answers() - before
-    report("drained worker n3", load, fallback)
+    try:
+        with Load([n1, n2]) as load:
+            swarm.manager.docker("node", "update", "--availability", "drain", "n3")
+            swarm.wait_converged("app", 3, nodes={"n1", "n2"})
+            swarm.wait_converged("nginx", 2, nodes={"n1", "n2"})
+        fallback = swarm.fallback_answers() - before
+    finally:   # n3 back for the tests after this one, whatever happened
+        swarm.manager.docker("node", "update", "--availability", "active", "n3")
+        swarm.wait_converged("nginx", 3, nodes={"n1", "n2", "n3"})
+        # Swarm does not move tasks back by itself: a forced update spreads them again
+        swarm.manager.docker("service", "update", "--detach", "--force", f"{STACK}_app")
+        swarm.wait_converged("app", 3)
+    report("drained worker n3", load, fallback, swarm)
     assert load.counts["requests"] > 0 and load.counts["not302"] == 0 and load.errors() == 0 and fallback == 0
-    swarm.manager.docker("node", "update", "--availability", "active", "n3")
-    swarm.wait_converged("nginx", 3, nodes={"n1", "n2", "n3"})
-    # Swarm does not move tasks back by itself: a forced update spreads them again
-    swarm.manager.docker("service", "update", "--detach", "--force", f"{STACK}_app")
-    swarm.wait_converged("app", 3)
 
 
 def test_an_update_that_fails_its_health_check_rolls_back_by_itself(swarm):
@@ -208,7 +215,7 @@ def test_an_update_that_fails_its_health_check_rolls_back_by_itself(swarm):
         swarm.manager.docker("service", "update", "--detach", "--image", broken, f"{STACK}_app")
         assert swarm.wait_converged("app", 3, states=("rollback_completed",)) == "rollback_completed"
     fallback = swarm.fallback_answers() - before
-    report("update to an unhealthy image, rolled back", load, fallback)
+    report("update to an unhealthy image, rolled back", load, fallback, swarm)
     assert swarm.manager.docker("service", "inspect", "-f", "{{.Spec.TaskTemplate.ContainerSpec.Image}}",
                                 f"{STACK}_app").stdout.strip() == good
     # the unhealthy tasks never joined the name "app": not one request reached them
@@ -223,5 +230,5 @@ def test_a_killed_worker_leaves_the_others_answering(swarm):
         sh("docker", "kill", n3.container)
         swarm.wait_converged("app", 3, nodes={"n1", "n2"})
     fallback = swarm.fallback_answers([n1, n2]) - before
-    report("killed worker n3", load, fallback)
+    report("killed worker n3", load, fallback, swarm)
     assert load.counts["requests"] > 0 and load.counts["not302"] == 0 and load.errors() == 0
