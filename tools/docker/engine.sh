@@ -16,8 +16,10 @@ _dk_engine_start() {
   if ! command -v dockerd >/dev/null || ! command -v docker >/dev/null; then
     _dk_apt_need docker.io || return 1
   fi
-  # the package may have started it through its init script
-  if ! docker info >/dev/null 2>&1 && ! pgrep -x dockerd >/dev/null; then
+  # the package may have started it through its init script. Only a dockerd of this machine's own
+  # mount namespace counts: the engines inside test containers (make test-swarm's nodes) show in
+  # this PID namespace too, and outlive a crash of this one.
+  if ! docker info >/dev/null 2>&1 && ! pgrep -x dockerd --ns $$ --nslist mnt >/dev/null; then
     _dk_log "starting dockerd (log /var/log/dockerd.log)"
     setsid nohup dockerd >>/var/log/dockerd.log 2>&1 </dev/null 9>&- &
   fi
