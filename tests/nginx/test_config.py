@@ -1,6 +1,9 @@
 """The Nginx configuration itself, on the loopback stack: clean `nginx -t`,
 the template, the generated fallback map, logs, timeouts, keepalive."""
+import http.client
 import re
+import signal
+import socket
 import subprocess
 import sys
 import time
