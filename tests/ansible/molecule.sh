@@ -8,7 +8,8 @@
 #                      the fresh host, converge, idempotence, verify (host, the shared HTTP suite,
 #                      no HTTP/3, the exporters and Prometheus), then the changes (self-signed
 #                      renewal, files mode, a rejected release, own pictures)
-#   default:trixie     the same on Debian 13 (HTTP/3, X25519MLKEM768), then HTTP/3 off and on
+#   default:trixie     the same on Debian 13 (HTTP/3, X25519MLKEM768), then HTTP/3 off and on,
+#                      the access log full, off and back
 #   split              a proxy and two app hosts; the rolling upgrade under load
 #   acme               acme mode against Pebble, real http-01 validation
 #
