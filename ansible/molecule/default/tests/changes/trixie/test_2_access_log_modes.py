@@ -11,6 +11,7 @@ import logprobe
 import pytest
 from logprobe import LOG_DIR, NETWORK
 
+
 def converge(name, mode=None):
     return foxmol.playbook(name, extra_vars={"fox_avatar_nginx_access_log": mode} if mode else {})
 
