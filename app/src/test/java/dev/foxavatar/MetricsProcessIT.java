@@ -138,6 +138,29 @@ class MetricsProcessIT {
         assertTrue(stderr().contains("metrics on http://127.0.0.1:" + metrics + "/metrics"), stderr());
     }
 
+    /**
+     * Issue 36: XNIO registers its MBeans at start with no switch of its own; NoMBeanServer refuses it the
+     * platform MBean server, so the JMX machinery (about 260 classes, 2.3 MB) never loads, while the JVM
+     * metrics, read from the MXBeans directly, are all there. The loaded classes come from jcmd.
+     */
+    @Test
+    void the_jar_as_deployed_builds_no_mbean_server_yet_exports_the_jvm_metrics() throws Exception {
+        int port = freePort();
+        int metrics = freePort();
+        Process p = launch(Map.of(), "--port", String.valueOf(port), "--metrics-port", String.valueOf(metrics));
+        awaitHealthy(p, port);
+        Scrape s = new Scrape(get(metrics, "/metrics").body());
+        assertTrue(s.value("jvm_memory_pool_used_bytes", "pool=\"Metaspace\"") > 0, s.body);
+        assertTrue(s.value("process_open_fds") > 0 && s.value("process_max_fds") > 0, s.body);
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                String.valueOf(p.pid()), "VM.class_hierarchy").redirectErrorStream(true).start();
+        String classes = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(jcmd.waitFor(60, TimeUnit.SECONDS) && classes.contains("org.xnio.nio.NioXnioWorker"), classes);
+        assertTrue(classes.contains("sun.management.MemoryPoolImpl"), "the metrics read the MXBeans");
+        assertFalse(classes.contains("com.sun.jmx.mbeanserver.MXBeanIntrospector"), "an MBean server was built");
+        assertFalse(classes.contains("com.sun.management.internal"), "jdk.management's beans were loaded");
+    }
+
     @Test
     void metrics_port_off_leaves_the_avatar_listener_alone() throws Exception {
         int port = freePort();
