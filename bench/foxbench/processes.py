@@ -92,6 +92,20 @@ def memory_kb(pids):
     return rss, pss
 
 
+def anonymous_kb(pids):
+    """Private anonymous memory (smaps_rollup's Anonymous): the part of RSS no file backs, which a container's
+    memory limit cannot reclaim by dropping pages and reading them again."""
+    n = 0
+    for p in pids:
+        try:
+            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Anonymous:"):
+                    n += int(line.split()[1])
+        except OSError:
+            pass
+    return n
+
+
 def threads(pids):
     n = 0
     for p in pids:
