@@ -107,6 +107,16 @@ class Limited:
     def stop(self):
         subprocess.run(["docker", "rm", "-f", self.name], capture_output=True, timeout=60)
 
+    def heap(self):
+        """The heap's committed and maximum bytes, from the app's /metrics."""
+        try:
+            with urllib.request.urlopen(f"http://{HOST}:{self.metrics_port}/metrics", timeout=10) as r:
+                text = r.read().decode()
+        except OSError as e:
+            raise RuntimeError(f"no /metrics: {e}") from None
+        return tuple(float(re.search("^jvm_memory_" + k + r'_bytes\{area="heap"\} (\S+)$', text, re.M).group(1))
+                     for k in ("committed", "max"))
+
     def memory(self):
         """After the rounds: a scrape, then the cgroup's figures and the JVM's RSS (bytes, kB)."""
         try:

@@ -64,7 +64,8 @@ def run_stack(ws, m):
 def run_container(ws):
     """The compose app image at compose's memory limit, cold, under wrk -c100 on `/` for SOAK_LIMIT_S in
     chunks; every SOAK_INTERVAL_S: seconds, the cgroup's charge and its anonymous part (bytes), the JVM's
-    RSS (kB), requests done. A kill by the kernel ends it (and fails the verdict)."""
+    RSS (kB), requests done, the heap's committed and maximum bytes (its /metrics). A kill by the kernel
+    ends it (and fails the verdict)."""
     mib = limits.compose_limit_mib()
     app = limits.Limited(ws, mib)
     samples, stop_evt = [], threading.Event()
@@ -79,8 +80,10 @@ def run_container(ws):
             while not stop_evt.is_set():
                 try:
                     mem = limits.cgroup_memory(d)
-                    samples.append((time.monotonic() - t0, mem["charged"], mem["anon"], memory_kb([app.pid])[0], done))
-                except (OSError, KeyError):
+                    heap = app.heap()
+                    samples.append((time.monotonic() - t0, mem["charged"], mem["anon"], memory_kb([app.pid])[0], done,
+                                    heap[0], heap[1]))
+                except (OSError, KeyError, RuntimeError):
                     pass   # gone: the verdict says so
                 stop_evt.wait(SOAK_INTERVAL_S)
 

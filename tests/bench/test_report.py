@@ -251,14 +251,17 @@ def test_the_soak_at_compose_s_limit_is_part_of_the_soak_s_verdict(pages):
     mib = 2 ** 20
     raw["soak"]["container"] = {"mib": 64, "image": "local/fox-bench-app", "seconds": 600, "done": 18_000_000,
                                 "bad": 0, "oom_killed": False, "elapsed_s": 601.0,
-                                "samples": [[5.0, 40 * mib, 15 * mib, 39000, 1], [300.0, 41 * mib, 15 * mib, 39100, 2],
-                                            [600.0, 41.5 * mib, 15 * mib, 39150, 3]]}
+                                "samples": [[5.0, 60 * mib, 15 * mib, 39000, 1, 3 * mib, 8 * mib],
+                                            [300.0, 61 * mib, 17 * mib, 39100, 2, 5 * mib, 8 * mib],
+                                            [600.0, 61.5 * mib, 19.5 * mib, 39150, 3, 7 * mib, 8 * mib]]}
     for sample in raw["soak"]["samples"]:   # the full stack's part flat: the verdict is the container's
         sample[1] = raw["soak"]["samples"][0][1]
     report.render(raw, doc, readme, keys=["soak"])
     text = doc.read_text()
     assert "at the memory limit of docker-compose.yml, **64 MiB**" in text
-    assert "(growth +1.5 MB), last 41.5 MiB (anonymous 15.0); the JVM's RSS last 38.2 MB: **flat**." in text
+    assert ("anonymous first 15.0 MiB, last 19.5 MiB, of which the heap first 3.0, last 7.0 MiB (its cap 8.0); "
+            "the anonymous memory outside the heap peaked at 12.0 MiB in the first half and 12.5 MiB in the second "
+            "(growth +0.5 MB); the JVM's RSS last 38.2 MB: **flat**.") in text
     assert "Verdict: **flat, no error**" in text
     raw["soak"]["container"]["oom_killed"] = True
     report.render(raw, doc, readme, keys=["soak"])
