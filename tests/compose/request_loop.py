@@ -16,7 +16,7 @@ change: an earlier set's name, which `@retired` sends into the current set). Eac
   wrong     answered, but not a 302 (or 302s) to a served image: a 404, a 502, a wrong type
 
 `python tests/compose/request_loop.py PORT CA_FILE -- COMMAND...` runs COMMAND under the loop and
-prints the summary (the measurements of docs/compose.md, "Upgrades").
+prints the summary (the measurements of docs/compose.md, "Upgrades and set changes").
 """
 import hashlib
 import http.client
@@ -86,7 +86,7 @@ class RequestLoop(threading.Thread):
                 if status != 200:
                     return "wrong", f"{path}: {status}"
                 ext = path.rsplit(".", 1)[-1]
-                if headers.get("content-type") != MEDIA.get(ext) or not MAGIC[ext](body) \
+                if ext not in MEDIA or headers.get("content-type") != MEDIA[ext] or not MAGIC[ext](body) \
                         or len(body) != int(headers.get("content-length", -1)):
                     return "wrong", f"{path}: {headers.get('content-type')}, {len(body)} bytes"
                 return "ok", nginx
