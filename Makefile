@@ -6,7 +6,7 @@ SHELL := /bin/bash
 JAR   := app/target/avatar.jar
 MVN   := mvn -B -q
 
-.PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible bench bench-smoke test-bench bench-report \
+.PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible bench bench-smoke bench-gate test-bench bench-report \
         build run images clean
 
 test: prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible bench-smoke
@@ -56,9 +56,16 @@ test-ansible: build
 bench: build
 	bench/run.sh
 
-# The benchmark's CI check: its report test (tests/bench), then every candidate for a few seconds.
+# The benchmark's CI check: its report test (tests/bench), then every candidate for a few seconds, then
+# issue 36's regression gate (about a minute: the sidecar against the JDK peer, its allocation per request
+# and its RSS; bench/foxbench/gate.py).
 bench-smoke: build test-bench
 	BENCH_SMOKE=1 bench/run.sh
+	BENCH_GATE=1 bench/run.sh
+
+# The regression gate alone.
+bench-gate: build
+	BENCH_GATE=1 bench/run.sh
 
 test-bench:
 	tests/bench/run.sh

@@ -6,7 +6,8 @@ Modes (environment):
                    memory, threads, start-up; issue 11's avatar URL beside the sidecar's `/` (plain and + Accept), the
                    bytes to show a 64 px avatar through the full stack; writes docs/bench.md, docs/bench.png
                    and the README section; then the JDK comparison (17, 21, 25; CDS, AppCDS, AOT cache,
-                   bench/foxbench/jdks.py), the JDK section of docs/bench.md.
+                   bench/foxbench/jdks.py), the JDK section of docs/bench.md; then the compose app image
+                   under memory limits (bench/foxbench/limits.py), its section.
   BENCH_SMOKE=1    seconds-long check that every candidate starts and answers and that the report renders;
                    asserts no timings; writes only to a temp dir (never docs/ or README).
   TUNE=1           JVM flag sets and Undertow settings for the sidecar alone; writes the tuning section of
@@ -15,6 +16,9 @@ Modes (environment):
                    ...), same rounds; saved as "partial" in the raw file, its own section; no JDK comparison.
   SOAK=1           10 million requests through the full stack, RSS sampled every few seconds; fails
                    unless memory stays flat and no request fails; writes the soak section of docs/bench.md.
+  BENCH_GATE=1     issue 36's regression gate (make bench-smoke): the sidecar against the JDK peer, its
+                   allocation per request and its RSS, about 45 s; fails the build when one is off; writes
+                   only to a temp dir.
 Each run saves its raw results in docs/bench.json (SMOKE: in the temp dir) and renders its section from
 that file; --render renders docs/bench.md, the README table and the charts again from it, measuring nothing.
 Other knobs: BENCH_SERVER_CPU (1), BENCH_CLIENT_CPU (0), BENCH_IMAGES (images/), BENCH_OUT (output dir),
@@ -24,6 +28,7 @@ All traffic is on 127.0.0.1; every loop and wait is bounded.
 """
 import argparse
 import datetime
+import json
 import os
 import sys
 import tempfile
@@ -33,7 +38,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tools")]   # foxbench, and the shared foxavatar helpers
 
-from foxbench import benchmark, jdks, report, settings, soak, tune  # noqa: E402
+from foxbench import benchmark, gate, jdks, limits, report, settings, soak, tune  # noqa: E402
 from foxbench.workspace import Workspace  # noqa: E402
 from foxbench.machine import describe  # noqa: E402
 from foxbench.processes import die, log  # noqa: E402
@@ -53,7 +58,13 @@ def measure(out):
     ws = Workspace()
     m = describe()
     log("machine:", machine_line(m))
-    if settings.TUNE:
+    if settings.GATE:
+        res = gate.run(ws, m)
+        (out / "gate.json").write_text(json.dumps(res, indent=1))
+        print(gate.report(res))
+        if not gate.passed(res):
+            die("the regression gate failed: see the table above")
+    elif settings.TUNE:
         print(report.publish("tuning", tune.run(ws, m), out, settings.SMOKE))
     elif settings.SOAK:
         res = soak.run(ws, m)
@@ -73,6 +84,12 @@ def measure(out):
         print()
         print(targets_check(results))
         print(report.publish("jdks", jdks.run(ws, m), out, settings.SMOKE))
+        if limits.available():
+            print(report.publish("limits", limits.run(ws, m), out, settings.SMOKE))
+        elif os.environ.get("CI") == "true":
+            die(f"BENCH_APP_IMAGE: no image {limits.IMAGE!r} for the memory limits (bench/run.sh builds it)")
+        else:
+            log("the memory limits: no app image (BENCH_APP_IMAGE; bench/run.sh builds it with Docker): left out")
         if failed:
             die("requests failed, were not 302 or not redirected as issue 11 says:\n  " + "\n  ".join(failed))
     ws.close()
@@ -89,8 +106,8 @@ def main(argv=None):
     os.sched_setaffinity(0, {settings.CLIENT_CPU})  # the harness and the load generators; servers get SERVER_CPU
     if settings.SERVER_CPU == settings.CLIENT_CPU:
         log("WARNING: one CPU only: server and load generator share it")
-    if settings.SMOKE:
-        out = Path(tempfile.mkdtemp(prefix="fox-bench-smoke-"))
+    if settings.SMOKE or settings.GATE:
+        out = Path(tempfile.mkdtemp(prefix="fox-bench-gate-" if settings.GATE else "fox-bench-smoke-"))
     else:
         out = Path(os.environ.get("BENCH_OUT", settings.BENCH / "results" /
                                   datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))

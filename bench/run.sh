@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench: the benchmark of issue 7 (see docs/bench.md). Installs its tools (idempotently), then runs
 # bench/bench.py (the package bench/foxbench/). Modes: BENCH_SMOKE=1 (CI: seconds, asserts no timings,
-# writes only to a temp dir, leaves out the candidates only oha loads), TUNE=1 (JVM flag sets for app/jvm.options), SOAK=1 (10 million requests
+# writes only to a temp dir, leaves out the candidates only oha loads), BENCH_GATE=1 (CI: issue 36's
+# regression gate, about a minute, ratios and counts only), TUNE=1 (JVM flag sets for app/jvm.options), SOAK=1 (10 million requests
 # through the full stack), BENCH_ONLY=KEY,... (a partial run of those candidates, its own section);
 # `bench/run.sh --render` renders the report again from docs/bench.json.
 set -euo pipefail
@@ -16,7 +17,8 @@ apt_need wrk apache2-utils nghttp2-client gnuplot-nox nginx php-fpm openssl curl
 # candidate out and builds none of it: only oha loads it, and its HTTP/3 path is tested by the shared
 # HTTP suite's curl --http3-only (tests/stack/test_http3.py) in the nginx, compose and ansible layers.
 only=" ${BENCH_ONLY:-} "; only=${only//,/ }
-if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] && [ "${1:-}" != --render ] &&
+if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] && [ "${BENCH_GATE:-}" != 1 ] &&
+   [ "${1:-}" != --render ] &&
    { [ -z "${BENCH_ONLY:-}" ] || [[ "$only" == *" stack-trixie "* ]]; }; then
   . tools/docker.sh
   if [ "${CI:-}" = true ] || docker info >/dev/null 2>&1; then
@@ -28,11 +30,24 @@ if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] &
   fi
 fi
 . tools/venv.sh   # Jinja2 for nginx/render.py, cryptography for the full stack's CA (tools/foxavatar/loopback.py)
-# Debian 13's JDKs 21 and 25 for the JDK comparison (bench/foxbench/jdks.py), in a container image; a
-# partial run (BENCH_ONLY) has no JDK comparison.
-if [[ " $* " != *" --render "* ]] && [ -z "${BENCH_ONLY:-}" ]; then
+# Debian 13's JDKs 21 and 25 for the JDK comparison (bench/foxbench/jdks.py), in a container image; and
+# the compose app image, from this tree, for the memory limits and the soak at compose's limit
+# (bench/foxbench/limits.py, soak.py): Docker's build cache makes it seconds when the compose layer (or an
+# earlier run) built the same files; the build trusts this machine's extra CA certificates, as
+# tests/compose/run.sh has it. A partial run (BENCH_ONLY), the tuning and the gate need neither.
+if [[ " $* " != *" --render "* ]] && [ -z "${BENCH_ONLY:-}" ] && [ "${TUNE:-}" != 1 ] && [ "${BENCH_GATE:-}" != 1 ]; then
   . tools/docker.sh
-  JDKS_IMAGE=$(trixie_jdks_ready)
-  export JDKS_IMAGE
+  if [ "${SOAK:-}" != 1 ]; then
+    JDKS_IMAGE=$(trixie_jdks_ready)
+    export JDKS_IMAGE
+  fi
+  docker_engine_ready && base_image_ready debian:trixie-slim trixie >/dev/null
+  BENCH_APP_IMAGE=local/fox-bench-app
+  old=$(docker image inspect -f '{{.Id}}' "$BENCH_APP_IMAGE" 2>/dev/null || true)
+  nice docker build -q -f app/Dockerfile -t "$BENCH_APP_IMAGE" \
+    --build-arg EXTRA_CA_CERTS="${EXTRA_CA_CERTS-$(cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true)}" . >/dev/null
+  new=$(docker image inspect -f '{{.Id}}' "$BENCH_APP_IMAGE")
+  [ -z "$old" ] || [ "$old" = "$new" ] || docker rmi "$old" >/dev/null 2>&1 || true
+  export BENCH_APP_IMAGE
 fi
 exec python3 bench/bench.py "$@"

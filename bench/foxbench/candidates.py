@@ -110,7 +110,8 @@ class SidecarMetrics(Sidecar):
         self.targets = [self.targets[0], self.targets[2]]
 
     def scrape(self):
-        with urllib.request.urlopen(f"http://{HOST}:{self.metrics_port}/metrics", timeout=10) as r:
+        """One GET /metrics; a busy core (a C2 compiler thread beside the load) may take its time."""
+        with urllib.request.urlopen(f"http://{HOST}:{self.metrics_port}/metrics", timeout=60) as r:
             return r.read()
 
 

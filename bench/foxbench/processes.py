@@ -78,18 +78,29 @@ def pin_tree(pids):
         subprocess.run(["taskset", "-a", "-p", "-c", str(SERVER_CPU), str(p)], capture_output=True, check=True)
 
 
-def memory_kb(pids):
-    rss = pss = 0
+def rollup_kb(pids, *fields):
+    """Sums of smaps_rollup's fields (kB) over the processes, in the order asked."""
+    sums = dict.fromkeys(fields, 0)
     for p in pids:
         try:
             for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Rss:"):
-                    rss += int(line.split()[1])
-                elif line.startswith("Pss:"):
-                    pss += int(line.split()[1])
+                name = line.split(":", 1)[0]
+                if name in sums:
+                    sums[name] += int(line.split()[1])
         except OSError:
             pass
-    return rss, pss
+    return tuple(sums[f] for f in fields)
+
+
+def memory_kb(pids):
+    """RSS and PSS, kB."""
+    return rollup_kb(pids, "Rss", "Pss")
+
+
+def anonymous_kb(pids):
+    """Private anonymous memory (smaps_rollup's Anonymous): the part of RSS no file backs, which a container's
+    memory limit cannot reclaim by dropping pages and reading them again."""
+    return rollup_kb(pids, "Anonymous")[0]
 
 
 def threads(pids):

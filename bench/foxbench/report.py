@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from . import charts, jdks, sections
+from . import charts, jdks, limits, sections
 from .processes import log
 from .settings import DOCS, RAW, README
 
@@ -17,6 +17,7 @@ SECTIONS = {"results": ("bench:results", sections.results_section, charts.result
             "tuning": ("bench:tuning", sections.tuning_section, None, None),
             "soak": ("bench:soak", sections.soak_section, charts.soak_chart, "bench-soak.png"),
             "jdks": ("bench:jdks", jdks.section, None, None),
+            "limits": ("bench:limits", limits.section, None, None),
             "partial": ("bench:partial", sections.partial_section, None, None)}
 README_MARKERS = "bench"
 
@@ -28,7 +29,7 @@ def save_raw(path, key, data):
     """Set one mode's raw results in the file (the other modes' stay)."""
     raw = load_raw(path) if Path(path).exists() else {}
     raw[key] = data
-    note = ("written by `make bench` (results, jdks), `make bench TUNE=1` (tuning), `make bench SOAK=1` "
+    note = ("written by `make bench` (results, jdks, limits), `make bench TUNE=1` (tuning), `make bench SOAK=1` "
             "(soak) and `BENCH_ONLY=KEY,... make bench` (partial); `bench/bench.py --render` renders docs/bench.md, the README table and the charts "
             "from it; do not edit by hand")
     body = json.dumps({k: raw[k] for k in SECTIONS if k in raw}, indent=1, sort_keys=True)

@@ -4,6 +4,7 @@ and nothing else (report.py puts them in place; charts.py draws the charts; rows
 which)."""
 import re
 
+from . import footprint
 from .rows import ACCEPT, AVATAR, GRAVATAR, IMAGE, PLAIN, avatar_request, plain, ratio, request_note, row
 
 SOAK_GROWTH_LIMIT_MB = 2.0
@@ -299,20 +300,26 @@ def avatar_bytes_line(b):
 def tuning_section(res):
     concs, hi = res["concurrency"], max(res["concurrency"])
     ref = res["sets"][0]
+    metrics = (", its /metrics listener on as deployed and scraped before the memory is read" if res.get("metrics")
+               else "")
+    anon = any(s.get("anon_kb") is not None for s in res["sets"])
     lines = [generated_by("make bench TUNE=1", res), "",
              f"Machine: {machine_line(res['machine'])}.", "",
-             f"The sidecar alone on the machine, one flag set at a time, started fresh in each of "
+             f"The sidecar alone on the machine{metrics}, one flag set at a time, started fresh in each of "
              f"{res['rounds']} rounds (the rounds alternate the sets); per start: time and CPU to the first "
              f"302, wrk {res['duration_s']} s at each concurrency, then memory; medians. Δ RSS is against the "
-             f"first row (the shipped flags).", "",
+             f"first row (the shipped flags)" + ("; *anonymous* is the part of RSS no file backs" if anon else "")
+             + ".", "",
              "| Flag set | " + " | ".join(f"req/s c={c}" for c in concs) +
-             f" | p99 ms c={hi} | RSS MB | PSS MB | Δ RSS MB | threads | start-up s (CPU s) | errors |",
-             "|---|" + "--:|" * (len(concs) + 7)]
+             f" | p99 ms c={hi} | RSS MB | PSS MB |" + (" anonymous MB |" if anon else "") +
+             " Δ RSS MB | threads | start-up s (CPU s) | errors |",
+             "|---|" + "--:|" * (len(concs) + 7 + anon)]
     for s in res["sets"]:
         c = {k: s["conc"][str(k)] for k in concs}
         d = (s["rss_kb"] - ref["rss_kb"]) / 1024
         lines.append(f"| {s['name']} | " + " | ".join(fmt_int(c[k]['rps'] if c[k] else None) for k in concs) +
                      f" | {fmt_ms(c[hi]['p99_ms']) if c[hi] else '–'} | {fmt_mb(s['rss_kb'])} | {fmt_mb(s['pss_kb'])}"
+                     + (f" | {fmt_mb(s.get('anon_kb'))}" if anon else "") +
                      f" | {d:+.1f} | {s['threads']} | {s['startup_s']:.3f} ({s['startup_cpu_s']:.2f})"
                      f" | {sum(x['bad'] for x in c.values() if x)} |")
     lines.append("")
@@ -325,6 +332,14 @@ def tuning_section(res):
         lines += ["", f"Allocation measured under Epsilon (heap used before/after a wrk run, `jcmd GC.heap_info`): "
                       f"**{b:,.0f} bytes per request**, so a 16 MB Epsilon heap would be exhausted after about "
                       f"{16 * 1024 * 1024 / b:,.0f} requests: Epsilon is no option for a long-running service."]
+    fp = res.get("footprint")
+    if fp:
+        lines += ["", f"**Where the memory goes** (the shipped flags + `-XX:NativeMemoryTracking=summary`, {fp['java']}, "
+                      f"after wrk at c={hi} and a scrape: RSS {fmt_mb(fp['rss_kb'])} MB, of which anonymous "
+                      f"{fmt_mb(fp['anon_kb'])} MB, NMT's own bookkeeping included). NMT's summary counts what the "
+                      f"JVM committed (class metadata: metaspace and class space; arenas: the compilers' and the "
+                      f"JVM's scratch memory; the rest: internal, synchronization, modules, ...); the second table "
+                      f"counts the resident pages of each kind of mapping.", "", footprint.tables(fp)]
     return "\n".join(lines)
 
 
@@ -341,7 +356,30 @@ def soak_figures(res):
     growth = (second_peak - first_peak) / 1024
     ok = (res["done"] >= res["goal"] and res["bad"] == 0 and res["fallbacks"] == 0
           and growth <= SOAK_GROWTH_LIMIT_MB)
+    c = res.get("container")
+    if c:
+        ok = ok and container_figures(c)[3]
     return first_peak, second_peak, growth, ok
+
+
+def container_figures(c):
+    """Issue 36's soak at compose's limit: the anonymous memory outside the heap (the cgroup's anonymous
+    bytes less the heap's committed bytes: what a leak would grow; the heap is bounded by -Xmx and, on JDK 25,
+    grows to its cap before collecting the old generation in full) at its peak in the first and in the second
+    half of the samples (bytes), the growth in MB, and the verdict: run to the end, no OOM kill, every answer
+    a 302, that growth within SOAK_GROWTH_LIMIT_MB, the heap within its cap."""
+    # [seconds, charged bytes, anonymous bytes, JVM RSS kB, requests done, heap committed, heap max]
+    samples = c["samples"]
+    half = len(samples) // 2
+    if not samples:
+        return None, None, None, False
+    outside = [x[2] - x[5] for x in samples]
+    first = max(outside[:max(half, 1)])
+    second = max(outside[half:]) if outside[half:] else first
+    growth = (second - first) / 2**20
+    ok = (not c["oom_killed"] and c["bad"] == 0 and c["elapsed_s"] >= c["seconds"]
+          and growth <= SOAK_GROWTH_LIMIT_MB and all(x[5] <= x[6] for x in samples))
+    return first, second, growth, ok
 
 
 def soak_section(res):
@@ -357,7 +395,28 @@ Nginx's fallback: **{res['fallbacks']}**. Sidecar RSS sampled every {res['interv
 first {fmt_mb(samples[0][1])} MB, peak of the first half {fmt_mb(first_peak)} MB, peak of the second half
 {fmt_mb(second_peak)} MB (growth {growth:+.1f} MB; the limit is +{SOAK_GROWTH_LIMIT_MB:.0f} MB), last {fmt_mb(samples[-1][1])} MB
 (PSS {fmt_mb(samples[-1][2])} MB); Nginx RSS first {fmt_mb(samples[0][3])} MB, last {fmt_mb(samples[-1][3])} MB.
-Verdict: **{'flat, no error' if ok else 'FAILED'}**.
+{container_soak(res.get("container"))}Verdict: **{'flat, no error' if ok else 'FAILED'}**.
 
 ![soak chart](bench-soak.png)
 """
+
+
+def container_soak(c):
+    """The paragraph of issue 36's soak at compose's limit (nothing for raw results without it)."""
+    if not c:
+        return ""
+    first, second, growth, ok = container_figures(c)
+    s = c["samples"]
+    if not s:
+        return f"Then the compose app image at its limit ({c['mib']} MiB): no sample (it did not start). "
+    mib = lambda b: f"{b / 2**20:.1f}"  # noqa: E731
+    return (f"Then (issue 36) the compose app image alone at the memory limit of docker-compose.yml, **{c['mib']} MiB**, "
+            f"from a cold page cache, `wrk -t1 -c100` on `/` for {c['elapsed_s'] / 60:.1f} minutes: "
+            f"{c['done']:,} requests ({c['done'] / c['elapsed_s']:,.0f} req/s on average), non-302 or failed: "
+            f"**{c['bad']}**, OOM-killed: **{'yes' if c['oom_killed'] else 'no'}**. Sampled every few seconds "
+            f"({len(s)} samples): charged to its cgroup first {mib(s[0][1])} MiB, last {mib(s[-1][1])} MiB (the page "
+            f"cache fills what the limit leaves); anonymous first {mib(s[0][2])} MiB, last {mib(s[-1][2])} MiB, of "
+            f"which the heap first {mib(s[0][5])}, last {mib(s[-1][5])} MiB (its cap {mib(s[-1][6])}); the anonymous "
+            f"memory outside the heap peaked at {mib(first)} MiB in the first half and {mib(second)} MiB in the "
+            f"second (growth {growth:+.1f} MB); the JVM's RSS last {s[-1][3] / 1024:.1f} MB: "
+            f"**{'flat' if ok else 'FAILED'}**.\n")

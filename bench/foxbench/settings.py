@@ -13,6 +13,7 @@ RAW = DOCS / "bench.json"          # the raw results of the last run of each mod
 SMOKE = os.environ.get("BENCH_SMOKE") == "1"
 TUNE = os.environ.get("TUNE") == "1"
 SOAK = os.environ.get("SOAK") == "1"
+GATE = os.environ.get("BENCH_GATE") == "1"   # issue 36's regression gate (gate.py)
 
 _ncpu = len(os.sched_getaffinity(0))
 SERVER_CPU = int(os.environ.get("BENCH_SERVER_CPU", "1" if _ncpu > 1 else "0"))
@@ -38,6 +39,8 @@ TUNE_WARMUP = 0 if SMOKE else 2
 SOAK_REQUESTS = int(os.environ.get("SOAK_REQUESTS", "20000" if SMOKE else "10000000"))
 SOAK_MAX_S = 60 * float(os.environ.get("SOAK_MAX_MINUTES", "1" if SMOKE else "40"))
 SOAK_CHUNK_S = 2 if SMOKE else 30
+# ... and then the compose app image at its memory limit, for this long (issue 36).
+SOAK_LIMIT_S = 60 * float(os.environ.get("SOAK_LIMIT_MINUTES", "0.2" if SMOKE else "10"))
 SOAK_INTERVAL_S = 1 if SMOKE else 5
 
 HOST = "127.0.0.1"

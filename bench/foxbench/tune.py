@@ -1,19 +1,31 @@
 """TUNE=1: the sidecar alone under JVM flag sets and Undertow settings (the numbers behind
-app/jvm.options). Each set is started fresh in every round (the rounds alternate the sets): start-up to
-the first 302, a warm-up, wrk at each concurrency, then memory and threads; under Epsilon, the bytes
-allocated per request. Returns the raw results of the tuning section."""
+app/jvm.options). Each set is started fresh in every round (the rounds alternate the sets), its /metrics
+listener on as deployed: start-up to the first 302, a warm-up, wrk at each concurrency, a scrape of
+/metrics, then memory (RSS, PSS, the anonymous part) and threads; under Epsilon, the bytes allocated per
+request. Then where the memory goes (footprint.py): NMT's summary and the RSS of each kind of mapping, for
+the shipped flags. Returns the raw results of the tuning section."""
 import re
 import subprocess
 import time
 
-from .candidates import Sidecar, java_cmd
+from . import footprint
+from .candidates import SidecarMetrics, java_cmd
 from .load import TOOLS, med
-from .processes import free_port, log, memory_kb, spawn, stop, threads, wait_302
+from .processes import anonymous_kb, free_port, log, memory_kb, spawn, stop, threads, wait_302
 from .settings import CONCS, HOST, JVM_OPTIONS, ROUNDS, SMOKE, TUNE_DURATION, TUNE_WARMUP
 
 # The modules both deployments' runtimes have and the service needs (app/Dockerfile's jlink list minus
-# java.management, which only XNIO's and jboss-threads' optional MBean registration touches).
+# java.management, which only the JVM metrics and XNIO's and jboss-threads' optional MBeans touch).
 LIMIT_MODULES = "--limit-modules=java.base,java.logging,java.security.sasl,jdk.unsupported"
+# app/jvm.options before issue 36 (issue 27's), for the before/after row.
+ISSUE_27 = ["-Xms8m", "-Xmx16m", "-Xss256k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            "-XX:ReservedCodeCacheSize=16m", "-XX:MaxMetaspaceSize=32m", "-XX:+ExitOnOutOfMemoryError",
+            "--limit-modules=java.base,java.logging,java.management,java.security.sasl,jdk.management,jdk.unsupported"]
+# The JDK's own MBean server builder: the platform MBean server as before issue 36 (NoMBeanServer steps aside
+# when the property is given), and with it XNIO's and jboss-threads' MBeans; slf4j-simple's date as before.
+WITH_MBEANS = ["-Djavax.management.builder.initial=javax.management.MBeanServerBuilder"]
+WITH_LOG_DATE = ["-Dorg.slf4j.simpleLogger.showDateTime=true",
+                 "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd'T'HH:mm:ss.SSSXXX"]
 
 
 def shipped_flags():
@@ -42,28 +54,31 @@ def variants(appcds):
     sh = shipped_flags()
     gc = ["-XX:+UseSerialGC", "-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseEpsilonGC",
           "-XX:+UnlockExperimentalVMOptions", "-XX:+UseZGC", "-XX:+UseShenandoahGC"]
+    heap = ["-Xmx", "-Xms", "-Xmn"]
     v = [("shipped", "app/jvm.options as committed", sh, {}, None),
          ("defaults", "no flags (JVM ergonomics)", [], {}, None),
          ("original", "-Xmx8m -Xss256k (the original)", ["-Xmx8m", "-Xss256k"], {}, None),
+         ("issue27", "issue 27's flags, the MBean server and the log's date (before issue 36)",
+          ISSUE_27 + WITH_MBEANS + WITH_LOG_DATE, {}, None),
+         ("mbeans", "shipped, with the platform MBean server", sh + WITH_MBEANS, {}, None),
+         ("logdate", "shipped, with slf4j-simple's date", sh + WITH_LOG_DATE, {}, None),
+         ("heap27", "shipped, issue 27's heap (-Xms8m -Xmx16m, the JVM sizes the young generation)",
+          replace(sh, heap, ["-Xms8m", "-Xmx16m"]), {}, None),
          ("g1", "shipped, G1 instead", replace(sh, gc, ["-XX:+UseG1GC"]), {}, None),
          ("epsilon", "shipped, Epsilon (no GC) with -Xms1g -Xmx1g",
-          replace(sh, gc + ["-Xmx", "-Xms"], ["-XX:+UnlockExperimentalVMOptions", "-XX:+UseEpsilonGC",
-                                               "-Xms1g", "-Xmx1g"]), {}, None),
-         ("heap8", "shipped, -Xms8m -Xmx8m", replace(sh, ["-Xmx", "-Xms"], ["-Xms8m", "-Xmx8m"]), {}, None)]
+          replace(sh, gc + heap, ["-XX:+UnlockExperimentalVMOptions", "-XX:+UseEpsilonGC", "-Xms1g", "-Xmx1g"]),
+          {}, None)]
     for key, flag, prefixes in [("tiered", "-XX:TieredStopAtLevel=1", ["-XX:TieredStopAtLevel"]),
-                                ("codecache", "-XX:ReservedCodeCacheSize=16m", ["-XX:ReservedCodeCacheSize"]),
-                                ("xss", "-Xss256k", ["-Xss"]),
-                                ("perfdata", "-XX:-UsePerfData", ["-XX:-UsePerfData", "-XX:+UsePerfData"]),
-                                ("noshare", "-Xshare:off", ["-Xshare"])]:
+                                ("trim", "-XX:TrimNativeHeapInterval=1000", ["-XX:TrimNativeHeapInterval"]),
+                                ("compile", "-XX:CompileThresholdScaling=10", ["-XX:CompileThresholdScaling"]),
+                                ("strings", "-XX:StringTableSize=4096", ["-XX:StringTableSize"])]:
         f, label = toggle(sh, flag, prefixes)
         v.append((key, "shipped, " + label, f, {}, None))
+    f, label = toggle(sh, LIMIT_MODULES, ["--limit-modules"])
+    v.append(("modules", "shipped, " + label + " (the JDK's CDS archive)", f, {}, None))
     if appcds:  # CDS needs the full module graph: without --limit-modules
         v.append(("appcds", "shipped without --limit-modules, + AppCDS archive of the app's classes",
                   no_limit(sh) + [f"-XX:SharedArchiveFile={appcds}"], {}, None))
-    f, label = toggle(sh, LIMIT_MODULES, ["--limit-modules"])
-    v.append(("modules", "shipped, " + label, f, {}, None))
-    v.append(("reloc0", "shipped + -XX:ArchiveRelocationMode=0 (CDS archive mapped, not relocated)",
-              sh + ["-XX:+UnlockDiagnosticVMOptions", "-XX:ArchiveRelocationMode=0"], {}, None))
     v.append(("arena2", "shipped, env MALLOC_ARENA_MAX=2", sh, {"MALLOC_ARENA_MAX": "2"}, None))
     v.append(("io1", "shipped, --io-threads 1", sh, {}, 1))
     return v
@@ -93,9 +108,17 @@ def heap_used_kb(pid):
     return (int(m.group(2), 16) - int(m.group(1), 16)) / 1024 if m else None
 
 
+class Tuned(SidecarMetrics):
+    """A flag set: the jar as deployed (the /metrics listener on, scraped before memory is read), the plain `/`."""
+
+    def __init__(self, ws, key, name, flags, env, io_threads):
+        super().__init__(ws)
+        self.key, self.name, self.flags, self.env, self.io_threads = key, name, flags, env, io_threads
+        self.targets = self.targets[:1]
+
+
 def run(ws, m):
-    cands = [Sidecar(ws, flags=f, env=e, io_threads=io, key=k, name=n, avatar_url=False)
-             for k, n, f, e, io in variants(make_appcds(ws))]
+    cands = [Tuned(ws, k, n, f, e, io) for k, n, f, e, io in variants(make_appcds(ws))]
     for c in cands:
         c.startups, c.startup_cpus, c.mems = [], [], []
     alloc = None
@@ -116,9 +139,10 @@ def run(ws, m):
                     after = heap_used_kb(c.procs[0].pid)
                     if before is not None and after is not None and res["requests"]:
                         alloc = (after - before) * 1024 / res["requests"]
+                c.scrape()
                 time.sleep(0.5)
                 pids = c.pids()
-                c.mems.append(memory_kb(pids) + (threads(pids),))
+                c.mems.append(memory_kb(pids) + (threads(pids), anonymous_kb(pids)))
                 log(f"round {r + 1}/{ROUNDS} {c.key}: start {c.startups[-1]:.3f} s, " +
                     ", ".join(f"c={k} {t.runs[k][-1]['rps']:,.0f} req/s" for k in CONCS) +
                     f", RSS {c.mems[-1][0] / 1024:.1f} MB")
@@ -127,13 +151,32 @@ def run(ws, m):
             finally:
                 c.stop()
     res = {"machine": m, "mode": "smoke" if SMOKE else "full", "duration_s": TUNE_DURATION, "rounds": ROUNDS,
-           "concurrency": CONCS, "epsilon_bytes_per_request": alloc, "sets": []}
+           "concurrency": CONCS, "epsilon_bytes_per_request": alloc, "metrics": True, "sets": [],
+           "footprint": where_it_goes(ws)}
     for c in cands:
         t = c.targets[0]
         res["sets"].append({"key": c.key, "name": c.name, "flags": c.flags, "env": c.env, "io_threads": c.io_threads,
                             "conc": {str(k): t.summary(k) for k in CONCS},
                             "runs": {str(k): v for k, v in t.runs.items()},
                             "rss_kb": med([x[0] for x in c.mems]), "pss_kb": med([x[1] for x in c.mems]),
-                            "threads": med([x[2] for x in c.mems]), "startup_s": med(c.startups),
-                            "startup_cpu_s": med(c.startup_cpus)})
+                            "threads": med([x[2] for x in c.mems]), "anon_kb": med([x[3] for x in c.mems]),
+                            "startup_s": med(c.startups), "startup_cpu_s": med(c.startup_cpus)})
     return res
+
+
+def where_it_goes(ws):
+    """The shipped flags once more, with Native Memory Tracking: after the load at the highest concurrency and
+    a scrape, NMT's summary and the RSS of each kind of mapping (footprint.py)."""
+    c = Tuned(ws, "nmt", "shipped + NMT", shipped_flags() + ["-XX:NativeMemoryTracking=summary"], {}, None)
+    try:
+        c.start()
+        c.targets[0].load(max(CONCS), TUNE_DURATION)
+        c.scrape()
+        time.sleep(0.5)
+        pid = c.procs[0].pid
+        fp = footprint.measure(pid, ["jcmd", str(pid)])
+        fp["rss_kb"], fp["anon_kb"] = memory_kb([pid])[0], anonymous_kb([pid])
+        fp["java"] = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
+        return fp
+    finally:
+        c.stop()

@@ -34,7 +34,7 @@ def test_a_saved_run_renders_the_same_as_the_fixture(pages, tmp_path):
     doc, readme = pages
     fixture = report.load_raw(HERE / "fixture" / "bench.json")
     raw_file = tmp_path / "bench.json"
-    for key in ("soak", "results", "tuning", "jdks", "partial"):
+    for key in ("soak", "results", "tuning", "jdks", "limits", "partial"):
         report.save_raw(raw_file, key, fixture[key])
         report.render(report.load_raw(raw_file), doc, readme, keys=[key])
     assert raw_file.read_text().startswith('{"generated": "written by `make bench`')
@@ -226,3 +226,44 @@ def test_the_load_average_at_the_end_is_shown_when_the_run_kept_it(pages):
     raw["partial"]["machine"]["loadavg_end"] = "6.91"
     report.render(raw, doc, readme, keys=["partial"])
     assert "1-min load average at start 3.1, at the end 6.91; 2026-01-03 04:05 UTC" in doc.read_text()
+
+
+def test_an_oom_kill_at_32_mib_misses_issue_36s_target(pages):
+    """Under a memory limit the target is the rate at 32 MiB against the largest limit's, and no OOM kill."""
+    doc, readme = pages
+    raw = report.load_raw(HERE / "fixture" / "bench.json")
+    report.render(raw, doc, readme, keys=["limits"])
+    assert "0.90×, 0 OOM kills, **met**" in doc.read_text()
+    raw["limits"]["limits"][0]["oom_kills"] = 2
+    report.render(raw, doc, readme, keys=["limits"])
+    assert "| 32 | 30,110 | 29,002 | 9.40 | 0.90× | 2 | 3.2 |" in doc.read_text()
+    assert "0.90×, 2 OOM kills, **MISSED**" in doc.read_text()
+    raw["limits"]["limits"][0]["conc"] = {"10": None, "100": None}   # it never answered
+    report.render(raw, doc, readme, keys=["limits"])
+    assert "| 32 | – | – | – | – | 2 |" in doc.read_text()
+    assert "it did not answer within a minute of its start, 2 OOM kills, **MISSED**" in doc.read_text()
+
+
+def test_the_soak_at_compose_s_limit_is_part_of_the_soak_s_verdict(pages):
+    """Issue 36: SOAK=1 ends with the compose image at its limit; a kill there fails the whole soak."""
+    doc, readme = pages
+    raw = report.load_raw(HERE / "fixture" / "bench.json")
+    mib = 2 ** 20
+    raw["soak"]["container"] = {"mib": 64, "image": "local/fox-bench-app", "seconds": 600, "done": 18_000_000,
+                                "bad": 0, "oom_killed": False, "elapsed_s": 601.0,
+                                "samples": [[5.0, 60 * mib, 15 * mib, 39000, 1, 3 * mib, 8 * mib],
+                                            [300.0, 61 * mib, 17 * mib, 39100, 2, 5 * mib, 8 * mib],
+                                            [600.0, 61.5 * mib, 19.5 * mib, 39150, 3, 7 * mib, 8 * mib]]}
+    for sample in raw["soak"]["samples"]:   # the full stack's part flat: the verdict is the container's
+        sample[1] = raw["soak"]["samples"][0][1]
+    report.render(raw, doc, readme, keys=["soak"])
+    text = doc.read_text()
+    assert "at the memory limit of docker-compose.yml, **64 MiB**" in text
+    assert ("anonymous first 15.0 MiB, last 19.5 MiB, of which the heap first 3.0, last 7.0 MiB (its cap 8.0); "
+            "the anonymous memory outside the heap peaked at 12.0 MiB in the first half and 12.5 MiB in the second "
+            "(growth +0.5 MB); the JVM's RSS last 38.2 MB: **flat**.") in text
+    assert "Verdict: **flat, no error**" in text
+    raw["soak"]["container"]["oom_killed"] = True
+    report.render(raw, doc, readme, keys=["soak"])
+    text = doc.read_text()
+    assert "OOM-killed: **yes**" in text and "MB: **FAILED**." in text and "Verdict: **FAILED**" in text

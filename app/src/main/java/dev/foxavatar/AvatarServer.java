@@ -67,6 +67,9 @@ public final class AvatarServer {
                 .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, REQUEST_PARSE_TIMEOUT_MS)
                 .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, NO_REQUEST_TIMEOUT_MS)
                 .setServerOption(UndertowOptions.ENABLE_HTTP2, false)
+                // No Date header: Nginx drops the upstream's and writes its own, and Undertow's, formatted
+                // with SimpleDateFormat, loads the JDK's locale and calendar data (issue 36: RSS).
+                .setServerOption(UndertowOptions.ALWAYS_SET_DATE, false)
                 .setSocketOption(Options.BACKLOG, 1024)
                 .setHandler(graceful)
                 .build();

@@ -9,21 +9,25 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryUsage;
-import java.lang.management.OperatingSystemMXBean;
 import java.lang.management.RuntimeMXBean;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.ToLongFunction;
-import java.util.stream.Stream;
 
 /**
  * The JVM and process metrics, read from the JVM's MXBeans and /proc at each scrape, under the names,
  * types, labels and units of the Prometheus Java client (1.x, {@code prometheus-metrics-instrumentation-jvm}),
  * so the stock JVM dashboards work unchanged. Left out (app/README.md): the per-pool allocation counters
  * (they need GC notification listeners), thread states and deadlock detection (thread dumps per scrape).
- * Needs the modules java.management and jdk.management (app/jvm.options).
+ * Needs the module java.management (app/jvm.options), not jdk.management: the process's figures come from
+ * /proc/self and {@link ProcessHandle} (the JDK's OperatingSystemMXBean would load its cgroup code, about
+ * 60 classes, for the same numbers), and the MXBeans are read directly, with no MBean server
+ * ({@link NoMBeanServer}).
  */
 final class JvmMetrics {
     private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
@@ -33,7 +37,6 @@ final class JvmMetrics {
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final ClassLoadingMXBean classes = ManagementFactory.getClassLoadingMXBean();
     private final CompilationMXBean compilation = ManagementFactory.getCompilationMXBean();
-    private final OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
     private final RuntimeMXBean runtime = ManagementFactory.getRuntimeMXBean();
     private final String runtimeInfo = "jvm_runtime_info{runtime=\"" + TextFormat.escape(System.getProperty("java.runtime.name", ""))
             + "\",vendor=\"" + TextFormat.escape(System.getProperty("java.vm.vendor", "")) + "\",version=\""
@@ -133,28 +136,44 @@ final class JvmMetrics {
     }
 
     private void process(StringBuilder out) throws IOException {
-        if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+        Optional<Duration> cpu = ProcessHandle.current().info().totalCpuDuration();
+        if (cpu.isPresent()) {
             counter(out, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
-                    sun.getProcessCpuTime() / 1e9);
+                    cpu.get().toNanos() / 1e9);
         }
         gauge(out, "process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
                 runtime.getStartTime() / 1e3);
-        if (os instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
-            gauge(out, "process_open_fds", "Number of open file descriptors.", unix.getOpenFileDescriptorCount());
-            gauge(out, "process_max_fds", "Maximum number of open file descriptors.", unix.getMaxFileDescriptorCount());
-        }
-        Path status = Path.of("/proc/self/status");
-        if (Files.isReadable(status)) {
-            try (Stream<String> lines = Files.lines(status)) {
-                for (String line : (Iterable<String>) lines::iterator) {
-                    if (line.startsWith("VmSize:")) {
-                        gauge(out, "process_virtual_memory_bytes", "Virtual memory size in bytes.", kilobytes(line) * 1024);
-                    } else if (line.startsWith("VmRSS:")) {
-                        gauge(out, "process_resident_memory_bytes", "Resident memory size in bytes.", kilobytes(line) * 1024);
-                    }
+        Path fds = Path.of("/proc/self/fd");
+        if (Files.isDirectory(fds)) {
+            long open = -1; // the listing's own descriptor is one of them
+            try (DirectoryStream<Path> all = Files.newDirectoryStream(fds)) {
+                for (Path ignored : all) {
+                    open++;
                 }
             }
+            gauge(out, "process_open_fds", "Number of open file descriptors.", open);
         }
+        for (String line : lines("/proc/self/limits")) {
+            if (line.startsWith("Max open files")) { // Max open files   1024   524288   files
+                String limits = line.substring("Max open files".length()).trim();
+                String soft = limits.substring(0, limits.indexOf(' '));
+                gauge(out, "process_max_fds", "Maximum number of open file descriptors.",
+                        "unlimited".equals(soft) ? Double.POSITIVE_INFINITY : Double.parseDouble(soft));
+            }
+        }
+        for (String line : lines("/proc/self/status")) {
+            if (line.startsWith("VmSize:")) {
+                gauge(out, "process_virtual_memory_bytes", "Virtual memory size in bytes.", kilobytes(line) * 1024);
+            } else if (line.startsWith("VmRSS:")) {
+                gauge(out, "process_resident_memory_bytes", "Resident memory size in bytes.", kilobytes(line) * 1024);
+            }
+        }
+    }
+
+    /** A /proc file's lines; none where there is no /proc (the families are then left out). */
+    private static List<String> lines(String file) throws IOException {
+        Path path = Path.of(file);
+        return Files.isReadable(path) ? Files.readAllLines(path) : List.of();
     }
 
     /** {@code VmRSS:     52000 kB} -> 52000. */

@@ -27,6 +27,8 @@ public final class Main {
         // (/avatar/<e-mail hash>), so its loggers stay at info whatever level is asked for, the default
         // one (-Dorg.slf4j.simpleLogger.defaultLogLevel=trace) or theirs by name. Before any logger exists.
         System.setProperty("org.slf4j.simpleLogger.log.io.undertow", "info");
+        // No platform MBean server for XNIO and jboss-threads to register in (NoMBeanServer).
+        NoMBeanServer.install();
 
         Settings settings;
         ImageManifest images;

@@ -118,12 +118,24 @@ class MetricsProcessIT {
         return ports;
     }
 
-    @Test
-    void the_jar_as_deployed_exports_jvm_and_process_metrics_under_the_client_s_standard_names() throws Exception {
+    /** The jar as deployed, its metrics listener on a port of its own, answering. */
+    private record Running(Process process, int port, int metrics) {
+    }
+
+    private Running runningWithMetrics() throws Exception {
         int port = freePort();
         int metrics = freePort();
         Process p = launch(Map.of(), "--port", String.valueOf(port), "--metrics-port", String.valueOf(metrics));
         awaitHealthy(p, port);
+        return new Running(p, port, metrics);
+    }
+
+    @Test
+    void the_jar_as_deployed_exports_jvm_and_process_metrics_under_the_client_s_standard_names() throws Exception {
+        Running running = runningWithMetrics();
+        Process p = running.process();
+        int port = running.port();
+        int metrics = running.metrics();
         HttpResponse<String> r = get(metrics, "/metrics");
         assertEquals(200, r.statusCode(), stderr());
         Scrape s = new Scrape(r.body());
@@ -136,6 +148,27 @@ class MetricsProcessIT {
         assertTrue(s.value("process_resident_memory_bytes") > 10e6, "RSS read from /proc");
         assertEquals(Set.of(port, metrics), listeningPorts(p));
         assertTrue(stderr().contains("metrics on http://127.0.0.1:" + metrics + "/metrics"), stderr());
+    }
+
+    /**
+     * Issue 36: XNIO registers its MBeans at start with no switch of its own; NoMBeanServer refuses it the
+     * platform MBean server, so the JMX machinery (about 260 classes, 3 MB) never loads, while the JVM
+     * metrics, read from the MXBeans directly, are all there. The loaded classes come from jcmd.
+     */
+    @Test
+    void the_jar_as_deployed_builds_no_mbean_server_yet_exports_the_jvm_metrics() throws Exception {
+        Running running = runningWithMetrics();
+        Process p = running.process();
+        Scrape s = new Scrape(get(running.metrics(), "/metrics").body());
+        assertTrue(s.value("jvm_memory_pool_used_bytes", "pool=\"Metaspace\"") > 0, s.body);
+        assertTrue(s.value("process_open_fds") > 0 && s.value("process_max_fds") > 0, s.body);
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                String.valueOf(p.pid()), "VM.class_hierarchy").redirectErrorStream(true).start();
+        String classes = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(jcmd.waitFor(60, TimeUnit.SECONDS) && classes.contains("org.xnio.nio.NioXnioWorker"), classes);
+        assertTrue(classes.contains("sun.management.MemoryPoolImpl"), "the metrics read the MXBeans");
+        assertFalse(classes.contains("com.sun.jmx.mbeanserver.MXBeanIntrospector"), "an MBean server was built");
+        assertFalse(classes.contains("com.sun.management.internal"), "jdk.management's beans were loaded");
     }
 
     @Test
