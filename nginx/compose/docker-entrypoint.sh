@@ -7,6 +7,7 @@
 #   10-settings.sh      the settings compose passes (AVATAR_*): each there and well-formed
 #   20-certificate.sh   your certificate in /etc/nginx/tls, or the self-signed one made and kept there
 #   30-site.sh          the site file, rendered from the mounted image set and the settings
+#   40-app-pool.sh      the app's addresses in Nginx's upstream, kept current by a loop beside Nginx
 #
 # Source: nginx/compose/ (this file, entrypoint.d/); nginx/README.md, "Compose".
 set -euo pipefail

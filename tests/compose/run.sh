@@ -11,8 +11,10 @@
 #  6. tests/compose: the settings' files and defaults, both images' image set, the site file rendered
 #     at start with every setting in it (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
 #     Nginx 1.26 starting without warnings, hardening, wrong settings, certificate, crash ->
-#     fallback + restart, --scale app=3; private logs (AVATAR_ACCESS_LOG unset, full, off; the
-#     container logs' size cap); the TLS audit (testssl)
+#     fallback + restart, --scale app=3 followed by Nginx; a set change, upgrades of both images
+#     and of the app alone under a request loop (one Nginx restart at most, every answer a served
+#     image); private logs (AVATAR_ACCESS_LOG unset, full, off; the container logs' size cap);
+#     the TLS audit (testssl)
 #  7. tests/compose/monitoring: the same project without the profile (exactly the two containers),
 #     then `--profile monitoring up --build --wait` (Prometheus, nginx-exporter, mtail, blackbox):
 #     every target up, hardening, nothing more published, the probe's certificate expiry, the app

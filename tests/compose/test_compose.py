@@ -4,7 +4,8 @@ recovery and scaling. (The settings as files: test_settings.py.)
 
 Runs against the project tests/compose/run.sh started (`docker compose up --build --wait`): it
 exports COMPOSE_PROJECT_NAME, COMPOSE_FILE, AVATAR_HTTPS_PORT, AVATAR_HTTP_PORT and AVATAR_CA.
-The tests run in file order; the scaling test changes the stack, so it comes last.
+The tests run in file order; the scaling test changes the stack, so it comes last (test_custom_set.py
+puts one replica back).
 """
 import hashlib
 import json
@@ -61,6 +62,17 @@ def inspect(container):
     out = subprocess.run(["docker", "inspect", container], capture_output=True, text=True,
                          check=True).stdout
     return json.loads(out)[0]
+
+
+def address(container):
+    """The container's address on the project's network."""
+    return next(iter(inspect(container)["NetworkSettings"]["Networks"].values()))["IPAddress"]
+
+
+def pool_servers():
+    """The servers of Nginx's upstream: the file 40-app-pool.sh writes (address:port each)."""
+    pool = compose("exec", "-T", "nginx", "cat", "/run/nginx/upstream/app.conf").stdout
+    return re.findall(r"^server (\S+);", pool, re.M)
 
 
 def https_url(path="/"):
@@ -180,9 +192,12 @@ def test_nginx_site_file_is_rendered_at_start_with_every_setting_and_its_config_
     HTTPS port in the redirect's map)."""
     site = compose("exec", "-T", "nginx", "cat", SITE_CONF).stdout
     assert site.startswith("# fox-avatar: per-deployment values, rendered from nginx/fox-avatar.conf.j2")
-    assert not re.search(r"^\s*include /run/", site, re.M), "a run-time include is back"
+    # one run-time file: the app's addresses (they change while Nginx runs; 40-app-pool.sh keeps it)
+    assert re.findall(r"^\s*include (/run/\S*);", site, re.M) == ["/run/nginx/upstream/*.conf"]
+    assert upstream_block(site) == ["include /run/nginx/upstream/*.conf;", "include fox-avatar/upstream-keepalive.conf;"]
     port = compose("exec", "-T", "app", "printenv", "AVATAR_PORT").stdout.strip()
-    assert upstream_block(site) == [f"server app:{port};", "include fox-avatar/upstream-keepalive.conf;"]
+    (app,) = containers("app")
+    assert pool_servers() == [f"{address(app)}:{port}"]
     https_port = int(os.environ["AVATAR_HTTPS_PORT"])
     assert f'map "" $avatar_https_port {{ default ":{https_port}"; }}' in site
     test = compose("exec", "-T", "nginx", "nginx", "-t")
@@ -357,16 +372,16 @@ def test_avatar_still_answers_while_the_app_crashes_and_compose_restarts_it():
     assert 'us="302"' in line and "fallback=0" in line, f"not answered by the app: {line}"
 
 
-def test_scaled_app_replicas_all_serve_after_nginx_reload():
+def test_scaled_app_replicas_all_serve_without_a_reload_or_restart_of_nginx():
+    """Nginx finds the new replicas itself (40-app-pool.sh asks for the app's addresses every second
+    and reloads on a change): nothing to do after `--scale`."""
+    (nginx,) = containers("nginx")
+    started = inspect(nginx)["State"]["StartedAt"]
     compose("up", "-d", "--wait", "--no-recreate", "--scale", "app=3")
     replicas = containers("app")
     assert len(replicas) == 3
-    networks = [inspect(c)["NetworkSettings"]["Networks"] for c in replicas]
     port = setting("AVATAR_APP_PORT")
-    addresses = {f"{next(iter(n.values()))['IPAddress']}:{port}" for n in networks}
-
-    # The documented step after scaling: Nginx resolves "app" to all replicas on (re)load.
-    compose("exec", "-T", "nginx", "nginx", "-s", "reload")
+    addresses = {f"{address(c)}:{port}" for c in replicas}
 
     seen = {}
 
@@ -383,3 +398,5 @@ def test_scaled_app_replicas_all_serve_after_nginx_reload():
 
     wait_for(f"answers from all of {sorted(addresses)}", all_answered, timeout=30, interval=0)
     assert set(seen) == addresses, f"answers by upstream: {seen}"
+    assert sorted(pool_servers()) == sorted(addresses)
+    assert inspect(nginx)["State"]["StartedAt"] == started, "Nginx was restarted"

@@ -2,7 +2,8 @@
 # The site file /etc/nginx/conf.d/fox-avatar.conf (a link to /run/nginx/fox-avatar.conf: the root
 # file system is read-only), rendered from nginx/fox-avatar.conf.j2 by nginx/render.py for this
 # Nginx (nginx -V), the image set mounted at /srv/fox-avatar/images (AVATAR_IMAGES_DIR, the set the
-# app reads too) and the settings 10-settings.sh checked. Every value is in the rendered file.
+# app reads too) and the settings 10-settings.sh checked. Every setting's value is in the rendered
+# file; the app's addresses are not settings: 40-app-pool.sh's file, which the upstream includes.
 #   AVATAR_IMAGES_DIR   (only named in messages) the host directory compose mounts there; not a
 #                       complete set (manifest.tsv and every file it lists): a one-line error naming
 #                       it, exit 2.
@@ -26,21 +27,22 @@ status_listen=127.0.0.1:8082
 fallback_syslog=127.0.0.1:5140
 
 mkdir -p "${site%/*}"
-# The app service by its compose name: Nginx resolves "app" to every replica when it (re)loads;
-# with AVATAR_APP_RESOLVER (a Swarm), through that DNS server every second, with no reload.
-resolver=()
-[[ -n ${AVATAR_APP_RESOLVER:-} ]] && resolver=(avatar_upstream_resolver="$AVATAR_APP_RESOLVER")
+# The app service: the addresses of its compose name, which 40-app-pool.sh writes into the pool
+# directory and keeps current; with AVATAR_APP_RESOLVER (a Swarm), "app" through that DNS server
+# every second, with no reload.
+upstream=(avatar_upstream_pool=/run/nginx/upstream)
+[[ -n ${AVATAR_APP_RESOLVER:-} ]] \
+  && upstream=(avatar_upstream_resolver="$AVATAR_APP_RESOLVER" avatar_upstream_servers="[\"app:$((10#$AVATAR_APP_PORT))\"]")
 if ! err=$(python3 /usr/local/lib/fox-avatar/nginx/render.py --images "$images" -o "$site" \
       avatar_nginx_build="$(nginx -V 2>&1)" \
       avatar_server_name=localhost 'avatar_listen_addresses=["*"]' \
       avatar_http_port="$listen_http" avatar_https_port="$listen_https" \
       avatar_https_redirect_port="$((10#$AVATAR_HTTPS_PORT))" \
       avatar_images_max_age="$((10#$AVATAR_IMAGES_MAX_AGE))" \
-      avatar_upstream_servers="[\"app:$((10#$AVATAR_APP_PORT))\"]" \
       avatar_tls_certificate="$tls/fullchain.pem" avatar_tls_certificate_key="$tls/privkey.pem" \
       avatar_images_root="$images" avatar_access_log_mode="$AVATAR_ACCESS_LOG" \
       avatar_access_log=/dev/stdout avatar_error_log=/dev/stderr avatar_fallback_log=/dev/stderr \
       avatar_status_listen="[\"$status_listen\"]" avatar_fallback_syslog="$fallback_syslog" \
-      "${resolver[@]}" 2>&1); then
+      "${upstream[@]}" 2>&1); then
   die "AVATAR_IMAGES_DIR=${AVATAR_IMAGES_DIR:-./images}: not a complete image set (make one with \`make images SRC=DIR OUT=DIR\`): $(tail -n1 <<<"$err")"
 fi

@@ -1,11 +1,9 @@
 package dev.foxavatar;
 
-import java.io.IOException;
 import java.net.BindException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
@@ -53,6 +51,16 @@ public final class Main {
         } else {
             server = new AvatarServer(settings, Routes.forImages(settings.locationPrefix(), images));
         }
+        // Each address is tried before Undertow binds any: a taken one is then named with the setting
+        // that chose it (--metrics-port, AVATAR_METRICS_PORT, ...), never guessed from a half-started server.
+        for (Settings.Listener listener : settings.listeners()) {
+            String problem = BindProbe.problem(listener);
+            if (problem != null) {
+                System.err.println("avatar: " + problem);
+                System.exit(EXIT_START);
+                return;
+            }
+        }
         try {
             server.start();
         } catch (RuntimeException failed) {
@@ -60,11 +68,10 @@ public final class Main {
             while (cause.getCause() != null && !(cause instanceof BindException)) {
                 cause = cause.getCause();
             }
+            // Free a moment ago, taken now (another process won the race): both are named.
             String why = !(cause instanceof BindException) ? "cannot start: " + cause
-                    : settings.metricsOn() && canBind(settings.bind(), settings.port())
-                    ? "cannot listen on " + settings.metricsBind() + ":" + settings.metricsPort()
-                            + " (--metrics-port): " + cause.getMessage()
-                    : "cannot listen on " + settings.bind() + ":" + settings.port() + ": " + cause.getMessage();
+                    : "cannot listen on " + settings.listeners().stream().map(Settings.Listener::toString)
+                            .collect(Collectors.joining(" and ")) + ": " + cause.getMessage();
             System.err.println("avatar: " + why);
             System.exit(EXIT_START);
             return;
@@ -101,16 +108,6 @@ public final class Main {
 
     private static String hostPort(String address, int port) {
         return (address.contains(":") ? "[" + address + "]" : address) + ":" + port;
-    }
-
-    /** After a failed start: whether the avatar address was free (then the metrics one was not). */
-    private static boolean canBind(String address, int port) {
-        try (ServerSocket probe = new ServerSocket()) {
-            probe.bind(new InetSocketAddress(address, port));
-            return true;
-        } catch (IOException taken) {
-            return false;
-        }
     }
 
     private static String joined(int[] numbers) {

@@ -15,13 +15,39 @@ import java.util.function.Function;
  * else the default. Flags win. Every value is checked here, once, before anything starts.
  */
 public record Settings(int port, String bind, Path images, String baseUrl, int ioThreads, int metricsPort,
-        String metricsBind) {
+        String metricsBind, String portSetting, String metricsPortSetting) {
     /** {@link #metricsPort()} when {@code --metrics-port off}: no metrics listener at all. */
     public static final int METRICS_OFF = -1;
 
     /** Settings without the metrics listener (tests of the avatar port alone). */
     public Settings(int port, String bind, Path images, String baseUrl, int ioThreads) {
         this(port, bind, images, baseUrl, ioThreads, METRICS_OFF, "127.0.0.1");
+    }
+
+    /** Settings whose ports were given as flags (tests). */
+    public Settings(int port, String bind, Path images, String baseUrl, int ioThreads, int metricsPort,
+            String metricsBind) {
+        this(port, bind, images, baseUrl, ioThreads, metricsPort, metricsBind, Option.PORT.flag,
+                Option.METRICS_PORT.flag);
+    }
+
+    /**
+     * One address the service listens on, and the setting that chose its port (the flag or the
+     * environment variable it came from; the flag for a default), so that a port that cannot be had
+     * is named as the admin set it.
+     */
+    public record Listener(String address, int port, String setting) {
+        @Override
+        public String toString() {
+            return (address.contains(":") ? "[" + address + "]" : address) + ":" + port + " (" + setting + ")";
+        }
+    }
+
+    /** The avatar listener, then the metrics one when it is on: the order they are bound in. */
+    public List<Listener> listeners() {
+        Listener avatar = new Listener(bind, port, portSetting);
+        return metricsOn() ? List.of(avatar, new Listener(metricsBind, metricsPort, metricsPortSetting))
+                : List.of(avatar);
     }
 
     /** True when the {@code /metrics} listener runs. */
@@ -127,10 +153,11 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
                 : integer(named.apply(Option.METRICS_PORT), metrics, 1, 65535, " (or off)");
         String metricsBind = address(named.apply(Option.METRICS_BIND), value.apply(Option.METRICS_BIND));
         if (metricsPort == port && metricsPort != METRICS_OFF) {
-            throw new SettingsException(named.apply(Option.METRICS_PORT),
-                    "'" + metrics + "' is the avatar port too: the metrics listener needs a port of its own");
+            throw new SettingsException(named.apply(Option.METRICS_PORT), "'" + metrics + "' is the avatar port ("
+                    + named.apply(Option.PORT) + ") too: the metrics listener needs a port of its own");
         }
-        return new Settings(port, bind, images, baseUrl, ioThreads, metricsPort, metricsBind);
+        return new Settings(port, bind, images, baseUrl, ioThreads, metricsPort, metricsBind,
+                named.apply(Option.PORT), named.apply(Option.METRICS_PORT));
     }
 
     private static int integer(String setting, String text, int min, int max) throws SettingsException {

@@ -172,7 +172,39 @@ class MetricsProcessIT {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             Process p = launch(Map.of(), "--port", String.valueOf(freePort()),
                     "--metrics-port", String.valueOf(taken.getLocalPort()));
-            assertExitsWithOneLine(1, "cannot listen on 127.0.0.1:" + taken.getLocalPort() + " (--metrics-port)", p);
+            assertExitsWithOneLine(1, "avatar: cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                    + " (--metrics-port): Address already in use", p);
         }
+    }
+
+    /** Issue 35: the free avatar port was named when the metrics one (set in the environment) was taken. */
+    @Test
+    void a_metrics_port_in_use_given_in_the_environment_names_that_variable_not_the_free_avatar_port()
+            throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            int port = freePort();
+            Process p = launch(Map.of("AVATAR_PORT", String.valueOf(port),
+                    "AVATAR_METRICS_PORT", String.valueOf(taken.getLocalPort())));
+            assertExitsWithOneLine(1, "avatar: cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                    + " (AVATAR_METRICS_PORT): Address already in use", p);
+            assertEquals(1, stderr().lines().filter(l -> l.startsWith("avatar:")).count(), stderr());
+            assertFalse(stderr().contains(":" + port), "the free avatar port is not named: " + stderr());
+        }
+    }
+
+    @Test
+    void an_avatar_port_in_use_names_the_avatar_setting_even_with_the_metrics_listener_on() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Process p = launch(Map.of("AVATAR_PORT", String.valueOf(taken.getLocalPort())),
+                    "--metrics-port", String.valueOf(freePort()));
+            assertExitsWithOneLine(1, "avatar: cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                    + " (AVATAR_PORT): Address already in use", p);
+        }
+    }
+
+    @Test
+    void the_metrics_port_equal_to_the_avatar_port_names_both_settings() throws Exception {
+        assertExitsWithOneLine(2, "avatar: AVATAR_METRICS_PORT: '9999' is the avatar port (--port) too: the metrics"
+                + " listener needs a port of its own", launch(Map.of("AVATAR_METRICS_PORT", "9999"), "--port", "9999"));
     }
 }
