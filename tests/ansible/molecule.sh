@@ -9,7 +9,8 @@
 #                      no HTTP/3, the exporters and Prometheus), then the changes (self-signed
 #                      renewal, files mode, a rejected release, own pictures)
 #   default:trixie     the same on Debian 13 (HTTP/3, X25519MLKEM768), then HTTP/3 off and on,
-#                      the access log full, off and back
+#                      the access log full, off and back; every run from the repository, as the
+#                      README writes it (FOX_FROM=repo, below)
 #   split              a proxy and two app hosts; the rolling upgrade under load
 #   acme               acme mode against Pebble, real http-01 validation
 #
@@ -18,13 +19,19 @@
 # (at the lowest priority) starved for whole 10-s rounds and a starved JVM missed Nginx's 2-s read
 # timeout (a fallback answer). Then the other three side by side.
 #
-# Every run uses the collection's tarball, built and installed here once (ANSIBLE_COLLECTIONS_PATH).
+# Both ways the docs give to run the playbook are tested. The runs of MOLECULE_FROM_REPO (default
+# default:trixie) get FOX_FROM=repo: the README's commands as written (`make build`, then `cd ansible &&
+# ansible-playbook -i inventory.yml site.yml`) in a copy of this working tree, with the user's own
+# ansible-playbook and environment (ansible/molecule/shared/fromrepo.py). Every other run uses the
+# collection's tarball, built and installed here once (ANSIBLE_COLLECTIONS_PATH, FOX_FROM=tarball).
 # Settings: MOLECULE_SCENARIOS (runs to do, e.g. "split acme" or "default:trixie", "--" between
-# waves; default the waves above); FOX_MOLECULE_PREFIX names the containers and networks (default
-# foxmol); MOLECULE_KEEP=1 keeps the hosts of a failed run (--destroy never) and its ephemeral
-# directory, for debugging.
+# waves; default the waves above); MOLECULE_FROM_REPO (the runs from the repository; only the default
+# scenario has that path); FOX_MOLECULE_PREFIX names the containers and networks (default foxmol);
+# MOLECULE_KEEP=1 keeps the hosts of a failed run (--destroy never) and its ephemeral directory, for
+# debugging.
 . "$(dirname "$0")/lib.sh"
 RUNS=(${MOLECULE_SCENARIOS:-split preflight -- default:bookworm default:trixie acme})
+FROM_REPO=" ${MOLECULE_FROM_REPO-default:trixie} "
 
 section "prerequisites"
 ansible_prerequisites
@@ -41,9 +48,9 @@ WORK=$(mktemp -d /tmp/fox-molecule.XXXXXX)
 [ -n "${MOLECULE_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
 # What users install is what is tested: the collection's tarball (ansible-galaxy collection build
-# ansible/), installed once for every run; the scenarios run its playbook fox_avatar.deploy.site and
-# its roles through ANSIBLE_COLLECTIONS_PATH, and check that they did (foxmol.collection_in_use,
-# the preflight cases).
+# ansible/), installed once for every run; the tarball's runs play its playbook fox_avatar.deploy.site
+# and its roles through ANSIBLE_COLLECTIONS_PATH, and check that they did (foxmol.collection_in_use,
+# the preflight cases); the runs from the repository check that they did not.
 section "the collection: build the tarball, install it"
 ansible-galaxy collection build ansible/ --output-path "$WORK/dist" >"$WORK/build.log" 2>&1 \
   || { cat "$WORK/build.log"; die "ansible-galaxy collection build ansible/ failed"; }
@@ -59,14 +66,15 @@ echo "installed $(basename "$WORK"/dist/fox_avatar-deploy-*.tar.gz) in $ANSIBLE_
 # A run's files are named NAME: the run with "-" for ":" (a path with a colon cannot be mounted:
 # the verifiers mount certificates from the ephemeral directory into client containers).
 run_one() { # RUN (scenario[:suite]) -> $WORK/NAME.log, its exit code in $WORK/NAME.rc
-  local run=$1 name=${1//:/-} scenario=${1%%:*} suite= t=$SECONDS rc
+  local run=$1 name=${1//:/-} scenario=${1%%:*} suite= from=tarball t=$SECONDS rc
   [[ $run == *:* ]] && suite=${run#*:}
+  [[ $FROM_REPO == *" $run "* ]] && from=repo
   mkdir -p "$WORK/$name.eph"
-  (cd ansible && env MOLECULE_EPHEMERAL_DIRECTORY="$WORK/$name.eph" ${suite:+FOX_SUITE=$suite} \
+  (cd ansible && env MOLECULE_EPHEMERAL_DIRECTORY="$WORK/$name.eph" ${suite:+FOX_SUITE=$suite} FOX_FROM=$from \
      molecule test -s "$scenario" ${MOLECULE_KEEP:+--destroy never}) >"$WORK/$name.log" 2>&1
   rc=$?
   echo "$rc" >"$WORK/$name.rc"
-  echo "molecule test -s $scenario${suite:+ (FOX_SUITE=$suite)}: exit $rc, $((SECONDS - t)) s" | tee -a "$WORK/$name.log"
+  echo "molecule test -s $scenario${suite:+ (FOX_SUITE=$suite)} (FOX_FROM=$from): exit $rc, $((SECONDS - t)) s" | tee -a "$WORK/$name.log"
 }
 
 wave() { # RUN...: side by side, until the last has ended

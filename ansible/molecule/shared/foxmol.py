@@ -4,11 +4,18 @@ A scenario's tests/conftest.py puts this directory on sys.path and imports what 
 runs the verifier with MOLECULE_INVENTORY_FILE and MOLECULE_EPHEMERAL_DIRECTORY set; everything
 here reads them.
 
-  playbook(name, *args, extra_vars=..., limit=...)  the real site.yml against the scenario's hosts,
-                                  as the installed collection's playbook fox_avatar.deploy.site
-                                  (ANSIBLE_COLLECTIONS_PATH; ansible/ansible.cfg, from ansible/); a Run
-  collection_in_use(run)          where the run's playbook came from, checked to be the installed
-                                  tarball's (ANSIBLE_COLLECTIONS_PATH), not this repository's
+  FROM_REPO                       FOX_FROM=repo: this run's playbooks are the README's commands in a
+                                  copy of the working tree (fromrepo.py), not the installed tarball's
+  playbook(name, *args, extra_vars=..., limit=...)  the real site.yml against the scenario's hosts:
+                                  the installed collection's playbook fox_avatar.deploy.site
+                                  (ANSIBLE_COLLECTIONS_PATH; ansible/ansible.cfg, from ansible/), or
+                                  (FROM_REPO) `make build`, then `cd ansible && ansible-playbook -i
+                                  inventory.yml site.yml` as the README writes them, ARGS added; a Run
+  ENV                             variables every playbook run of this pytest session gets (a stage's
+                                  conftest sets them, e.g. ANSIBLE_SKIP_TAGS)
+  collection_in_use(run)          where the run's playbook came from, checked to be the one this run
+                                  must use: the installed tarball's (ANSIBLE_COLLECTIONS_PATH), or
+                                  (FROM_REPO) the copy's ansible/, through the README's commands
   start_playbook(...)             the same in the background: a Pending, .wait() gives the Run
   Run                             rc, log, recap, clean, unchanged, handler_changed(), excerpt()
   docker(*args), host_exec(host, *cmd), host_ip(host), nginx_pid(host), app_pid(host)
@@ -19,7 +26,13 @@ here reads them.
                                   in a container on the scenario's network
   https(addr, site, path, ca)     (status, headers) of one HTTPS GET from the control machine
   first_converge()                Molecule's converge step (the first site.yml run after its create),
-                                  read from the scenario's Ansible log: a Run (recap, lines; rc 0)
+                                  read from the scenario's Ansible log (FROM_REPO: the first run's own
+                                  log, converge-repo.yml's): a Run (recap, lines; rc 0)
+
+Run as a program by the default scenario's playbooks (FOX_FROM=repo):
+  foxmol.py prepare-repo HOST     prepare.yml: the copy of the working tree and its inventory.yml
+  foxmol.py converge              converge-repo.yml: playbook("converge-N"), N counting from 1; prints
+                                  what changed or failed, then a JSON line {"rc", "changed", "log"}
 """
 from __future__ import annotations
 
@@ -32,8 +45,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import fromrepo
+
 REPO = Path(__file__).resolve().parents[3]
 ANSIBLE_DIR = REPO / "ansible"
+FROM_REPO = os.environ.get("FOX_FROM", "tarball") == "repo"
+ENV: dict[str, str] = {}
 RECAP = re.compile(
     r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
 
@@ -119,13 +136,11 @@ class Run:
 
 
 def _playbook_cmd(args, extra_vars, limit) -> list[str]:
+    args = [*args, *(["--limit", limit] if limit else []), *(["-e", json.dumps(extra_vars)] if extra_vars else [])]
+    if FROM_REPO:   # the README's commands in the copy of the working tree
+        return fromrepo.command(*args)
     # the installed collection's playbook (tests/ansible/molecule.sh: ANSIBLE_COLLECTIONS_PATH)
-    cmd = ["ansible-playbook", "-i", inventory(), "fox_avatar.deploy.site", *args]
-    if limit:
-        cmd += ["--limit", limit]
-    if extra_vars:
-        cmd += ["-e", json.dumps(extra_vars)]
-    return cmd
+    return ["ansible-playbook", "-i", inventory(), "fox_avatar.deploy.site", *args]
 
 
 # site.yml's first task says where its playbook is: fox_avatar.deploy: the playbook in DIR
@@ -133,35 +148,52 @@ _PLAYBOOK_DIR = re.compile(r"fox_avatar\.deploy: the playbook in (/[^'\"\s]*)")
 
 
 def collection_in_use(run: Run) -> Path:
-    """The directory the run's site.yml came from, checked to be the installed collection's
-    (under ANSIBLE_COLLECTIONS_PATH, which tests/ansible/molecule.sh points at the tarball it built
-    and installed) and not this repository's ansible/ (which collections/ links back to)."""
+    """The directory the run's site.yml came from, checked to be the one this run must use: the
+    installed collection's (under ANSIBLE_COLLECTIONS_PATH, which tests/ansible/molecule.sh points at
+    the tarball it built and installed), not this repository's ansible/ (which collections/ links
+    back to); or, FROM_REPO, the copy of the working tree's ansible/, reached by the README's commands
+    as written (the log's first lines), not the installed tarball."""
     found = _PLAYBOOK_DIR.findall(run.text)
     assert found, f"{run.log}: no 'fox_avatar.deploy: the playbook in' line (site.yml's first task)"
     where = Path(found[0])
     installed = [Path(p).resolve() for p in os.environ.get("ANSIBLE_COLLECTIONS_PATH", "").split(":") if p]
-    assert installed, "ANSIBLE_COLLECTIONS_PATH is not set: run the scenarios with tests/ansible/molecule.sh"
-    assert any(where.is_relative_to(p / "ansible_collections/fox_avatar/deploy") for p in installed), \
-        f"{run.log}: site.yml ran from {where}, not from the installed collection under {installed}"
+    assert installed or FROM_REPO, "ANSIBLE_COLLECTIONS_PATH is not set: run the scenarios with tests/ansible/molecule.sh"
+    in_installed = any(where.is_relative_to(p / "ansible_collections/fox_avatar/deploy") for p in installed)
+    if FROM_REPO:
+        copy = fromrepo.copy_dir().resolve()
+        assert where == copy / "ansible" and not in_installed, \
+            f"{run.log}: site.yml ran from {where}, not from the copy of the working tree's ansible/ ({copy / 'ansible'})"
+        said = [line[2:] for line in run.text.splitlines() if line.startswith("$ ")]
+        assert said == [f"cd {copy}", *fromrepo.readme_commands()], \
+            f"{run.log}: not the README's commands as written ({fromrepo.readme_commands()}) in the copy: {said}"
+        return where
+    assert in_installed, f"{run.log}: site.yml ran from {where}, not from the installed collection under {installed}"
     assert not where.is_relative_to(REPO), f"{run.log}: site.yml ran from the repository ({where})"
     return where
 
 
 def _env(extra: dict | None = None) -> dict:
+    if FROM_REPO:   # the user's own: no ANSIBLE_CONFIG, no ANSIBLE_COLLECTIONS_PATH, nor Molecule's
+        return fromrepo.user_env({**ENV, **(extra or {})})
     env = dict(os.environ, ANSIBLE_CONFIG=str(ANSIBLE_DIR / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_FORCE_COLOR="0", ANSIBLE_DEPRECATION_WARNINGS="false")
     env.pop("ANSIBLE_LOG_PATH", None)   # Molecule's own runs' log (first_converge): not these runs'
-    env.update(extra or {})
+    env.update({**ENV, **(extra or {})})
     return env
 
 
 class Pending:
-    """A playbook run in the background (start_playbook)."""
+    """A playbook run in the background (start_playbook). FROM_REPO, its log starts with the
+    working directory and the commands (lines "$ ..."), as a terminal would show them."""
 
     def __init__(self, name: str, cmd: list[str], env: dict):
         self.name, self.log, self.start = name, workdir("logs") / f"{name}.log", time.monotonic()
+        cwd = fromrepo.copy_dir() if FROM_REPO else ANSIBLE_DIR
         self._fh = self.log.open("w")
-        self.proc = subprocess.Popen(cmd, cwd=ANSIBLE_DIR, env=env, stdout=self._fh,
+        if FROM_REPO:
+            self._fh.write("".join(f"$ {line}\n" for line in [f"cd {cwd.resolve()}", *cmd[-1].splitlines()]))
+            self._fh.flush()
+        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=self._fh,
                                      stderr=subprocess.STDOUT)
 
     def wait(self, timeout: float | None = None) -> Run:
@@ -292,7 +324,13 @@ def first_converge() -> Run:
     create, in the log every playbook of the scenario appends to. A scenario that reads it sets, in
     molecule.yml, provisioner.env.ANSIBLE_LOG_PATH: ${MOLECULE_EPHEMERAL_DIRECTORY}/ansible.log
     (Molecule keeps its converge's output to itself). The exit code is not in the log: rc 0 is
-    Molecule's word (a failed converge stops the sequence); the recap and the lines are the log's."""
+    Molecule's word (a failed converge stops the sequence); the recap and the lines are the log's.
+    FROM_REPO: the first run of converge-repo.yml's (its own log, converge-1, which prepare.yml's
+    new copy starts again from)."""
+    if FROM_REPO:
+        log = workdir("logs") / "converge-1.log"
+        assert log.is_file(), f"no {log}: has Molecule's converge (converge-repo.yml) run?"
+        return Run("molecule converge (the README's commands)", 0, log, 0.0)
     log = Path(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "ansible.log")
     runs: dict[str, list[str]] = {}
     pid = None
@@ -312,3 +350,25 @@ def first_converge() -> Run:
     out = workdir("logs") / "molecule-converge.log"
     out.write_text("\n".join(converge) + "\n")
     return Run("molecule converge", 0, out, 0.0)
+
+
+def _main(argv: list[str]) -> int:
+    """The default scenario's playbooks with FOX_FROM=repo (prepare.yml, converge-repo.yml)."""
+    if argv[:1] == ["prepare-repo"] and len(argv) == 2:
+        copy = fromrepo.make_copy(argv[1])
+        for old in workdir("logs").glob("converge-*.log"):   # the fresh host's first converge is converge-1
+            old.unlink()
+        print(f"the working tree copied to {copy}, with ansible/inventory.yml for {argv[1]}")
+        return 0
+    if argv == ["converge"]:
+        n = 1 + len(list(workdir("logs").glob("converge-*.log")))
+        run = playbook(f"converge-{n}")
+        print(run.excerpt())
+        print(json.dumps({"rc": run.rc, "changed": sum(r["changed"] for r in run.recap.values()), "log": str(run.log)}))
+        return run.rc
+    print(f"usage: {sys.argv[0]} prepare-repo HOST | converge", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -1,5 +1,5 @@
-"""Molecule's converge step on the fresh host, read from its log.
-The second converge's changed=0 is Molecule's idempotence step."""
+"""Molecule's converge step on the fresh host, read from its log (FOX_FROM=repo: the README's
+commands' own log). The second converge's changed=0 is Molecule's idempotence step."""
 from foxmol import collection_in_use
 
 
@@ -15,6 +15,8 @@ def test_first_converge_warns_about_nothing(molecule_converge):
     assert warnings == [], f"{molecule_converge.log}: {warnings}"
 
 
-def test_first_converge_runs_the_installed_collection(molecule_converge):
-    """The roles that ran are the built tarball's, installed: not this repository's ansible/."""
+def test_first_converge_runs_the_collection_it_should(molecule_converge):
+    """The roles that ran are the built tarball's, installed, not this repository's ansible/; or,
+    with FOX_FROM=repo, the copy of the working tree's ansible/, reached by the README's commands as
+    written (make build, then cd ansible && ansible-playbook -i inventory.yml site.yml)."""
     collection_in_use(molecule_converge)
