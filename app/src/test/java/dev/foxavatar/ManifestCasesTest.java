@@ -147,7 +147,7 @@ class ManifestCasesTest {
         try {
             ImageManifest m = ImageManifest.load(dir);
             fail("accepted: " + summary(m));
-        } catch (Exception refused) {
+        } catch (ManifestException refused) {
             String message = refused.getMessage();
             assertFalse(message.contains("\n"), "one line: " + message);
             assertTrue(message.contains(want), message);
