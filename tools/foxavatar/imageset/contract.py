@@ -103,13 +103,13 @@ JAVA = {
     "BUCKETS": BUCKETS,
     "GRAVATAR_DEFAULT": GRAVATAR_DEFAULT,
     "GRAVATAR_MAX": GRAVATAR_MAX,
+    "NUMBER": NUMBER,           # a number's pattern, then its bounds
     "MAX_FOX": MAX_FOX,
     "MAX_SIZE": MAX_SIZE,
     "MAX_AGE": MAX_AGE,
     "MAX_KEY_LENGTH": MAX_KEY_LENGTH,
-    "EXTENSION": EXTENSION,
+    "EXTENSION": EXTENSION,     # the other fields' patterns
     "MEDIA_TYPE": MEDIA_TYPE,
-    "NUMBER": NUMBER,
     "PATH": PATH,
     "ACCEPT_TOKEN": ACCEPT_TOKEN,
     "ACCEPT_CLASS_TOKEN": ACCEPT_CLASS_TOKEN,

@@ -5,13 +5,20 @@ import java.util.List;
 
 /**
  * The image set as the sidecar answers from it, made once at start by {@link ManifestReader#read} after
- * every check of {@code <images>/manifest.tsv}, and immutable: the formats with their Accept rules, the
- * keyed answer's max-age and longest key, the default size, the pictures ("foxes": 1..N, index i is
- * picture i + 1), the size ladder, the path of every picture at every size in every format, and the
- * picture index of each of the {@link ImageSetContract#BUCKETS} key buckets. A picture's sizes are a
- * prefix of the ladder; asked for a size above its largest, it answers its largest (the fill rule,
- * applied once by the reader: {@link #path}). The arrays are copied in and out; {@link #path} and
- * {@link #largestSizeIndex} read them without copying.
+ * every check of {@code <images>/manifest.tsv}, and immutable (the arrays are copied in and out;
+ * {@link #path} and {@link #largestSizeIndex} read them without copying). A picture's sizes are a prefix
+ * of the ladder; asked for a size above its largest, it answers its largest (the fill rule, applied once
+ * by the reader: {@link #path}).
+ *
+ * @param formats in order of preference; the last one is the fallback (empty Accept regex)
+ * @param keyedMaxAge {@code Cache-Control: max-age} of a keyed answer, seconds
+ * @param maxKeyLength the longest key accepted, in characters
+ * @param defaultSize the size (px) answered when no valid size is asked: one of {@code sizes}
+ * @param foxes the picture numbers, ascending: 1..N, index i is picture i + 1
+ * @param sizes the size ladder, ascending (px)
+ * @param paths the [picture index][size index][format index] table of paths, the fill rule applied
+ * @param largest the size index of each picture's largest image
+ * @param buckets the picture index (0-based) of each of the {@link ImageSetContract#BUCKETS} key buckets
  */
 record ImageManifest(List<Format> formats, int keyedMaxAge, int maxKeyLength, int defaultSize, int[] foxes,
         int[] sizes, String[][][] paths, int[] largest, int[] buckets) {
@@ -45,58 +52,14 @@ record ImageManifest(List<Format> formats, int keyedMaxAge, int maxKeyLength, in
         return copy;
     }
 
-    /** In order of preference; the last one is the fallback (empty Accept regex). */
-    @Override
-    public List<Format> formats() {
-        return formats;
-    }
-
-    /** {@code Cache-Control: max-age} of a keyed answer, seconds. */
-    @Override
-    public int keyedMaxAge() {
-        return keyedMaxAge;
-    }
-
-    /** The longest key accepted, in characters. */
-    @Override
-    public int maxKeyLength() {
-        return maxKeyLength;
-    }
-
-    /** The size (px) answered when no valid size is asked: one of {@link #sizes()}. */
-    @Override
-    public int defaultSize() {
-        return defaultSize;
-    }
-
-    /** Picture numbers, ascending: index i of the table is picture {@code foxes()[i]}, i + 1. */
     @Override
     public int[] foxes() {
         return foxes.clone();
     }
 
-    /** The size ladder, ascending (px). */
     @Override
     public int[] sizes() {
         return sizes.clone();
-    }
-
-    /** The [picture index][size index][format index] table of paths (a copy). */
-    @Override
-    public String[][][] paths() {
-        return copy(paths);
-    }
-
-    /** The size index of each picture's largest image (a copy). */
-    @Override
-    public int[] largest() {
-        return largest.clone();
-    }
-
-    /** The picture index (0-based) of each of the {@link ImageSetContract#BUCKETS} key buckets. */
-    @Override
-    public int[] buckets() {
-        return buckets.clone();
     }
 
     /**
@@ -107,9 +70,24 @@ record ImageManifest(List<Format> formats, int keyedMaxAge, int maxKeyLength, in
         return paths[fox][size][format];
     }
 
+    @Override
+    public String[][][] paths() {
+        return copy(paths);
+    }
+
     /** The size index of picture index f's largest image. */
     public int largestSizeIndex(int fox) {
         return largest[fox];
+    }
+
+    @Override
+    public int[] largest() {
+        return largest.clone();
+    }
+
+    @Override
+    public int[] buckets() {
+        return buckets.clone();
     }
 
     /** How many files the sidecar redirects to (every picture's sizes x formats). */
