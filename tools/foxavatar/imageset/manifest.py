@@ -116,7 +116,7 @@ def accept_regex_problem(regex):
                     continue
                 m = _CLASS_TOKEN.match(regex, j)
                 if not m:
-                    return f"{regex[j]!r} at character {j + 1} is not in the subset's character classes"
+                    return f"'{regex[j]}' at character {j + 1} is not in the subset's character classes"
                 if len(m[0]) == 1 and regex.startswith("-", m.end()) and not regex.startswith("-]", m.end()):
                     hi = _CLASS_TOKEN.match(regex, m.end() + 1)
                     if not hi or len(hi[0]) != 1 or hi[0] < m[0]:
@@ -130,7 +130,7 @@ def accept_regex_problem(regex):
             continue
         m = _TOKEN.match(regex, i)
         if not m:
-            return f"{regex[i]!r} at character {i + 1} is not in the subset"
+            return f"'{regex[i]}' at character {i + 1} is not in the subset"
         token = m[0]
         if token == "(" and regex.startswith("?", m.end()):
             return f"the group at character {i + 1} is of a kind outside the subset (only (, (?:, (?= and (?!)"

@@ -35,7 +35,7 @@ final class AcceptRegex {
                         continue;
                     }
                     if (!member.region(j, regex.length()).lookingAt()) {
-                        return "'" + regex.charAt(j) + "' at character " + (j + 1)
+                        return "'" + Character.toString(regex.codePointAt(j)) + "' at character " + (j + 1)
                                 + " is not in the subset's character classes";
                     }
                     String lo = member.group();
@@ -58,7 +58,7 @@ final class AcceptRegex {
                 continue;
             }
             if (!token.region(i, regex.length()).lookingAt()) {
-                return "'" + regex.charAt(i) + "' at character " + (i + 1) + " is not in the subset";
+                return "'" + Character.toString(regex.codePointAt(i)) + "' at character " + (i + 1) + " is not in the subset";
             }
             String t = token.group();
             if (t.equals("(") && regex.startsWith("?", token.end())) {
