@@ -7,13 +7,15 @@ lists. This package writes it, reads and checks it, and derives everything else 
                   bounds; a new set's ladder, formats and defaults)
     buckets.py    which picture each of the key buckets gets (rendezvous hashing)
     writer.py     write_set: name rendered files by content, write manifest.tsv
-    manifest.py   read_manifest / parse_manifest: the reader (Manifest, ManifestError)
+    manifest.py   read_manifest / parse_manifest: the reader and its checks (Manifest, ManifestError,
+                  accept_regex_problem: the Accept regexes' common subset)
     nginx.py      template_data: the Nginx template's maps, as data
     files.py      ship_list, copy_set, swap_in: the files of a set
     java.py       the sidecar's copy of the contract's constants (ImageSetContract.java), generated
     __main__.py   python3 -m foxavatar.imageset write|check|copy|swap-in|java
 
-The other readers: the Java sidecar reads manifest.tsv once at start (ImageManifest.java), and the
+The other readers: the Java sidecar reads manifest.tsv once at start (ManifestReader.java: the same
+checks, order and words; both run tests/images/manifest-cases.txt), and the
 Ansible collection's filters (ansible/plugins/filter/image_set.py) run this package on the control
 machine (ansible/plugins/plugin_utils/imageset/ links to the modules they import; the collection's
 build copies them in). The pictures themselves are drawn or converted by images/ (draw.py, pictures.py).

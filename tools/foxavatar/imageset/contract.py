@@ -6,7 +6,7 @@ the manifest. The facts below that are not properties of one set (the manifest's
 key buckets, Gravatar's size range, the bounds a reader accepts) are read from here by the Python
 side and the Nginx template's data (nginx.py), and by the Java sidecar from
 app/src/main/java/dev/foxavatar/ImageSetContract.java, which `python3 -m foxavatar.imageset java`
-generates from this file (tests/images/test_contract.py fails when it is not current).
+generates from this file (tests/images/test_owner.py fails when it is not current).
 Standard library only.
 """
 import re
@@ -34,6 +34,30 @@ MAX_FOX = 9999             # pictures
 MAX_SIZE = 4096            # px
 MAX_AGE = 31_536_000       # the keyed max-age, seconds
 MAX_KEY_LENGTH = 1024      # the longest key a manifest may allow, characters
+
+# What a reader accepts in a field, as regexes (full match; both readers use these very patterns):
+# a format's extension and media type, a number, a listed path (relative, URL-safe, no escapes;
+# the readers refuse a `.` or `..` segment and a segment starting with a dot before this).
+EXTENSION = r"[a-z0-9]+"
+MEDIA_TYPE = r"[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*"
+NUMBER = r"[0-9]{1,9}"
+PATH = r"[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*"
+
+# The Accept regexes: the subset of regular expressions that Java (the sidecar), PCRE (Nginx's
+# fallback map, inside a quoted string) and Python read alike. A manifest's regex is made of these
+# tokens (matched in turn, each at the start of what is left), outside a character class:
+#   \d \D \s \S \w \W      \b \B      a backslash and ASCII punctuation but " and \ (that character)
+#   ( (?: (?= (?! )      |  ^  $  .      * + ? {n} {n,} {n,m} (n, m up to 3 digits, n <= m), each
+#   optionally lazy (?)      a letter, a digit, a space or one of !#%&',-/:;<=>@_~
+# and inside [ ] or [^ ]: \d \D \s \S \w \W, a backslash and punctuation, a letter, a digit, a
+# space, one of !#$%'()*+,./:;<=>?@_{} , a range X-Y of two of those (X <= Y), or a - last.
+# The readers also check that groups balance and that a quantifier follows something repeatable (a
+# character, a class, . or a group that is not a lookahead). Not in it, for example: named groups
+# ((?P<n>, (?<n>), lookbehind, flags, backreferences, \Q...\E, \A \z, possessive and atomic
+# forms, {,m}, POSIX and nested classes, && in a class, a quote (it would end Nginx's string).
+ACCEPT_TOKEN = r"""\\[dDsSwWbB]|\\[!#$%&'()*+,./:;<=>?@\[\]^_`{|}~-]|\(\?[:=!]|[()|^$.]""" \
+    r"""|[*+?]\??|\{[0-9]{1,3}(?:,(?:[0-9]{1,3})?)?\}\??|[A-Za-z0-9 !#%&',/:;<=>@_~-]"""
+ACCEPT_CLASS_TOKEN = r"""\\[dDsSwW]|\\[!#$%&'()*+,./:;<=>?@\[\]^_`{|}~-]|[A-Za-z0-9 !#$%'()*+,./:;<=>?@_{}]"""
 
 # --- A new set's defaults (writer.py writes them into its manifest) ---------------------------
 
@@ -64,7 +88,8 @@ FORMATS = (
 
 # The Accept regex of a media type T (case-insensitive, searched anywhere in the header):
 # T is listed as a media range and none of its parameters is q=0 (0, 0.0, 0.00, 0.000).
-# `image/*` and `*/*` do not count. Same syntax in Java, PCRE and Python.
+# `image/*` and `*/*` do not count. Within the common subset (ACCEPT_TOKEN above) for any media type
+# MEDIA_TYPE allows.
 ACCEPT_TEMPLATE = r"(?:^|,)\s*{t}\s*(?:;(?!\s*q\s*=\s*0(?:\.0{{0,3}})?\s*(?:;|,|$))[^;,]*)*(?:,|$)"
 
 
@@ -78,8 +103,14 @@ JAVA = {
     "BUCKETS": BUCKETS,
     "GRAVATAR_DEFAULT": GRAVATAR_DEFAULT,
     "GRAVATAR_MAX": GRAVATAR_MAX,
+    "NUMBER": NUMBER,           # a number's pattern, then its bounds
     "MAX_FOX": MAX_FOX,
     "MAX_SIZE": MAX_SIZE,
     "MAX_AGE": MAX_AGE,
     "MAX_KEY_LENGTH": MAX_KEY_LENGTH,
+    "EXTENSION": EXTENSION,     # the other fields' patterns
+    "MEDIA_TYPE": MEDIA_TYPE,
+    "PATH": PATH,
+    "ACCEPT_TOKEN": ACCEPT_TOKEN,
+    "ACCEPT_CLASS_TOKEN": ACCEPT_CLASS_TOKEN,
 }

@@ -2,7 +2,7 @@
 
     python3 -m foxavatar.imageset java [FILE]     # writes it (default: the repository's file)
 
-Generated from contract.JAVA; tests/images/test_contract.py fails when the committed file is not
+Generated from contract.JAVA; tests/images/test_owner.py fails when the committed file is not
 what this writes.
 """
 from pathlib import Path
@@ -28,8 +28,9 @@ package dev.foxavatar;
 
 /**
  * The image-set contract's fixed facts, as tools/foxavatar/imageset/contract.py defines them (the one
- * definition; its comments say what each is). The set's own properties (ladder, formats, default size,
- * keyed max-age and longest key) are not here: {{@link ImageManifest}} reads them from the manifest.
+ * definition; its comments say what each is): the bounds and the patterns a manifest's fields must
+ * match, which {{@link ManifestReader}} checks as the owner's reader does. The set's own properties
+ * (ladder, formats, default size, keyed max-age and longest key) are not here: they are the manifest's.
  */
 public final class ImageSetContract {{
 {fields}

@@ -12,22 +12,29 @@
 
 Manifest v2 (the records `format`, `keyed`, `default`, `image`, `legacy`, `buckets`; see the header
 writer.py writes). The manifest is the image-set contract: Nginx serves, the sidecar redirects to, the
-fallback picks from, and the tests check exactly the files it lists. This module reads and checks it
-(the same bounds as the sidecar's reader, contract.py); nginx.py and files.py derive the rest from a
-Manifest. Standard library only (nginx/render.py runs it inside an image build, the Ansible
+fallback picks from, and the tests check exactly the files it lists. This module reads and checks it;
+the sidecar's reader (app/.../ManifestReader.java) makes the same checks in the same order with the
+same words, from the same patterns and bounds (contract.py), and both run the table of
+tests/images/manifest-cases.txt. Any fault is a ManifestError: one line naming the manifest file, the
+line at fault if there is one, and the fault. nginx.py and files.py derive the rest from a Manifest. Standard library only (nginx/render.py runs it inside an image build, the Ansible
 collection's image_set filter on the control machine).
 """
+import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from .contract import BUCKETS, MANIFEST, MAX_AGE, MAX_FOX, MAX_KEY_LENGTH, MAX_SIZE, PART
+from .contract import (ACCEPT_CLASS_TOKEN, ACCEPT_TOKEN, BUCKETS, EXTENSION, MANIFEST, MAX_AGE, MAX_FOX,
+                       MAX_KEY_LENGTH, MAX_SIZE, MEDIA_TYPE, NUMBER, PART, PATH)
 
-NUMBER = re.compile(r"[0-9]{1,9}")
+_EXTENSION, _MEDIA_TYPE, _NUMBER, _PATH = (re.compile(p) for p in (EXTENSION, MEDIA_TYPE, NUMBER, PATH))
+_TOKEN, _CLASS_TOKEN = re.compile(ACCEPT_TOKEN), re.compile(ACCEPT_CLASS_TOKEN)
+# C0 and C1 control characters but the tab (a CR is allowed only as a line's last character: CR LF).
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
 class ManifestError(ValueError):
-    pass
+    """A fault of an image set: the message is one line naming the manifest file and the fault."""
 
 
 @dataclass(frozen=True)
@@ -44,9 +51,10 @@ class Entry:
     fox: int
     size: int
     fmt: str
+    line: int = field(default=0, compare=False)   # its line in the manifest
 
 
-@dataclass
+@dataclass(frozen=True)
 class Manifest:
     directory: Path
     text: str
@@ -95,95 +103,217 @@ class Manifest:
         return next((e for e in self.images + self.legacy if e.path == path), None)
 
 
-def _safe(path, line_no):
-    p = PurePosixPath(path)
-    if not path or p.is_absolute() or ".." in p.parts or path.startswith(".") or "\\" in path:
-        raise ManifestError(f"{MANIFEST} line {line_no}: not a plain relative path: {path!r}")
-    return path
-
-
-def _number(text, lo, hi):
-    if not NUMBER.fullmatch(text) or not lo <= int(text) <= hi:
-        raise ValueError
-    return int(text)
-
-
-def parse_manifest(text, directory="."):
-    """The Manifest of a manifest's text; any fault raises ManifestError with a one-line message."""
-    m = Manifest(Path(directory), text)
-    seen = set()
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
+def accept_regex_problem(regex):
+    """Why an Accept regex is outside the subset Java, PCRE and Python read alike (contract.py), or None."""
+    groups, last, i = [], "start", 0    # last: what came before, 'atom' if a quantifier may follow it
+    while i < len(regex):
+        if regex[i] == "[":
+            j = i + 2 if regex.startswith("[^", i) else i + 1
+            start = j
+            while j < len(regex) and regex[j] != "]":
+                if regex[j] == "-" and regex.startswith("-]", j) and j > start:
+                    j += 1
+                    continue
+                m = _CLASS_TOKEN.match(regex, j)
+                if not m:
+                    return f"'{regex[j]}' at character {j + 1} is not in the subset's character classes"
+                if len(m[0]) == 1 and regex.startswith("-", m.end()) and not regex.startswith("-]", m.end()):
+                    hi = _CLASS_TOKEN.match(regex, m.end() + 1)
+                    if not hi or len(hi[0]) != 1 or hi[0] < m[0]:
+                        return f"the range at character {j + 1} is not two characters in order"
+                    j = hi.end()
+                else:
+                    j = m.end()
+            if j >= len(regex) or j == start:
+                return f"the class at character {i + 1} is empty or not closed"
+            i, last = j + 1, "atom"
             continue
-        f = line.split("\t")
-        try:
+        m = _TOKEN.match(regex, i)
+        if not m:
+            return f"'{regex[i]}' at character {i + 1} is not in the subset"
+        token = m[0]
+        if token == "(" and regex.startswith("?", m.end()):
+            return f"the group at character {i + 1} is of a kind outside the subset (only (, (?:, (?= and (?!)"
+        if token in ("(", "(?:", "(?=", "(?!"):
+            groups.append(token)
+            last = "open"
+        elif token == ")":
+            if not groups:
+                return f"the ) at character {i + 1} closes no group"
+            last = "atom" if groups.pop() in ("(", "(?:") else "assertion"
+        elif token in ("|", "^", "$", "\\b", "\\B"):
+            last = "open" if token == "|" else "assertion"
+        elif token[0] in "*+?{":
+            if last != "atom":
+                return f"the quantifier at character {i + 1} follows nothing it can repeat"
+            bounds = token.strip("{}?").split(",")
+            if len(bounds) == 2 and bounds[1] and int(bounds[0]) > int(bounds[1]):
+                return f"the quantifier at character {i + 1} has its bounds in the wrong order"
+            last = "quantifier"
+        else:
+            last = "atom"
+        i = m.end()
+    return f"{len(groups)} group(s) not closed" if groups else None
+
+
+class _Reader:
+    """One manifest's text, read and checked: the same checks as ManifestReader.java, in its order."""
+
+    def __init__(self, text, directory, check_files):
+        self.directory = Path(directory)
+        self.name = self.directory / MANIFEST if str(directory) != "." else Path(MANIFEST)
+        self.root = os.path.realpath(self.directory) if check_files else None
+        self.text = text
+
+    def fault(self, n, problem):
+        return ManifestError(f"{self.name} line {n}: {problem}")
+
+    def check(self, n, ok, problem):
+        if not ok:
+            raise self.fault(n, problem)
+
+    def number(self, n, text, what, lo, hi):
+        self.check(n, _NUMBER.fullmatch(text) and lo <= int(text) <= hi,
+                   f"{what} '{text}' is not a whole number from {lo} to {hi}")
+        return int(text)
+
+    def expect(self, n, f, ok, shape):
+        self.check(n, ok, f"{len(f)} tab-separated fields, expected {shape}")
+
+    def path(self, n, path):
+        """A relative, URL-safe path without empty, . or .. segments or hidden files (and, with the
+        files, naming a readable regular file inside the set, links resolved)."""
+        segments = path.split("/")
+        self.check(n, not path.startswith("/"), f"path '{path}' is absolute (must be relative to the directory)")
+        self.check(n, ".." not in segments, f"path '{path}' has a .. segment")
+        self.check(n, "." not in segments, f"path '{path}' has a . segment")
+        self.check(n, not any(s.startswith(".") for s in segments), f"path '{path}' has a segment starting with a dot")
+        self.check(n, _PATH.fullmatch(path), f"path '{path}' has an empty segment or a character outside "
+                                             "A-Z a-z 0-9 . _ ~ - /")
+        if self.root is not None:
+            real = os.path.realpath(os.path.join(self.root, path))
+            inside = os.path.commonpath([self.root, real]) == self.root and os.path.isfile(real) \
+                and os.access(real, os.R_OK)
+            self.check(n, inside, f"missing file: {path} is not a readable regular file inside {self.root}")
+
+    def read(self):
+        formats, format_lines, entries, paths = [], [], [], set()
+        keyed = default = buckets = None     # (line, values)
+        for n, line in enumerate(self.text.split("\n"), 1):
+            line = line[:-1] if line.endswith("\r") else line
+            bad = _CONTROL.search(line)
+            self.check(n, not bad, f"control character U+{ord(bad[0]) if bad else 0:04X} "
+                                   "(a manifest is lines of tab-separated text)")
+            if not line.strip(" \t") or line.startswith("#"):
+                continue
+            f = line.split("\t")
             if f[0] == "format":
-                m.formats.append(Format(f[1], f[2], f[3] if len(f) > 3 else ""))
+                # The last line's regex is empty: a trailing tab may be there or not.
+                self.expect(n, f, len(f) in (3, 4), "format<TAB>extension<TAB>media type<TAB>Accept regex")
+                regex = f[3] if len(f) == 4 else ""
+                self.check(n, _EXTENSION.fullmatch(f[1]), f"extension '{f[1]}' is not [a-z0-9]+")
+                self.check(n, _MEDIA_TYPE.fullmatch(f[2]), f"'{f[2]}' is not a media type")
+                self.check(n, all(x.ext != f[1] for x in formats), f"format {f[1]} listed twice")
+                problem = accept_regex_problem(regex)
+                self.check(n, not problem, f"the Accept regex is outside the subset Java, PCRE and Python "
+                                           f"read alike: {problem}")
+                try:
+                    re.compile(regex, re.IGNORECASE)
+                except re.error as e:
+                    raise self.fault(n, f"the Accept regex does not compile: {e}") from None
+                formats.append(Format(f[1], f[2], regex))
+                format_lines.append(n)
             elif f[0] == "keyed":
-                if len(f) != 3:
-                    raise ValueError
-                m.keyed_max_age, m.key_max_length = _number(f[1], 0, MAX_AGE), _number(f[2], 1, MAX_KEY_LENGTH)
+                self.expect(n, f, len(f) == 3, "keyed<TAB>max-age<TAB>max key length")
+                self.check(n, keyed is None, f"a second keyed line (the first is line {keyed and keyed[0]})")
+                keyed = (n, self.number(n, f[1], "max-age", 0, MAX_AGE),
+                         self.number(n, f[2], "max key length", 1, MAX_KEY_LENGTH))
             elif f[0] == "default":
-                if len(f) != 2:
-                    raise ValueError
-                m.default_size = _number(f[1], 1, MAX_SIZE)
+                self.expect(n, f, len(f) == 2, "default<TAB>size")
+                self.check(n, default is None, f"a second default line (the first is line {default and default[0]})")
+                default = (n, self.number(n, f[1], "default size", 1, MAX_SIZE))
             elif f[0] == "buckets":
-                if len(f) != 2:
-                    raise ValueError
-                m.buckets = [_number(b, 1, MAX_FOX) for b in f[1].split(" ")]
+                self.expect(n, f, len(f) == 2, f"buckets<TAB>{BUCKETS} space-separated picture numbers")
+                self.check(n, buckets is None, f"a second buckets line (the first is line {buckets and buckets[0]})")
+                b = f[1].split(" ")
+                self.check(n, len(b) == BUCKETS, f"{len(b)} buckets, expected {BUCKETS}")
+                buckets = (n, [self.number(n, x, f"bucket {i}'s picture", 1, MAX_FOX) for i, x in enumerate(b)])
             elif f[0] in ("image", "legacy"):
-                if len(f) != 5:
-                    raise ValueError
-                e = Entry(f[0], _safe(f[1], n), _number(f[2], 1, MAX_FOX), _number(f[3], 1, MAX_SIZE), f[4])
-                if e.path in seen:
-                    raise ManifestError(f"{MANIFEST} line {n}: path {e.path} listed twice")
-                seen.add(e.path)
-                (m.images if f[0] == "image" else m.legacy).append(e)
+                self.expect(n, f, len(f) == 5, f"{f[0]}<TAB>path<TAB>fox<TAB>size<TAB>format")
+                e = Entry(f[0], f[1], self.number(n, f[2], "fox", 1, MAX_FOX),
+                          self.number(n, f[3], "size", 1, MAX_SIZE), f[4], n)
+                self.path(n, e.path)
+                self.check(n, e.path not in paths, f"path {e.path} listed twice")
+                paths.add(e.path)
+                entries.append(e)
             else:
-                raise ManifestError(f"{MANIFEST} line {n}: unknown record {f[0]!r}")
-        except (IndexError, ValueError) as e:
-            if isinstance(e, ManifestError):
-                raise
-            raise ManifestError(f"{MANIFEST} line {n}: malformed: {line!r}") from None
-    if not m.images or not m.formats or m.formats[-1].accept_regex or not m.key_max_length \
-            or any(not f.accept_regex for f in m.formats[:-1]):
-        raise ManifestError(f"{MANIFEST}: needs image lines, format lines (the last without a regex) and a keyed line")
-    _check_v2(m)
-    return m
+                raise self.fault(n, f"unknown record type '{f[0]}' (format, keyed, default, image, legacy, buckets)")
+        return self.whole(formats, format_lines, entries, keyed, default, buckets)
+
+    def whole(self, formats, format_lines, entries, keyed, default, buckets):
+        """What the records say together: every record there, every picture complete, the buckets known."""
+        name = self.name
+        if not formats:
+            raise ManifestError(f"{name}: no format line")
+        for i, (x, n) in enumerate(zip(formats, format_lines)):
+            last = i == len(formats) - 1
+            self.check(n, (x.accept_regex == "") == last,
+                       "the last format line must have an empty Accept regex (the answer when none matches)" if last
+                       else "only the last format line may have an empty Accept regex")
+        images = [e for e in entries if e.kind == "image"]
+        if keyed is None:
+            raise ManifestError(f"{name}: no keyed line (keyed<TAB>max-age<TAB>max key length)")
+        if not images:
+            raise ManifestError(f"{name}: no image line")
+        if default is None:
+            raise ManifestError(f"{name}: no default line (default<TAB>size)")
+        if buckets is None:
+            raise ManifestError(f"{name}: no buckets line (buckets<TAB>{BUCKETS} picture numbers; made by `make images`)")
+        exts = [x.ext for x in formats]
+        for e in entries:
+            self.check(e.line, e.fmt in exts, f"format {e.fmt} has no format line")
+        foxes = sorted({e.fox for e in images})
+        sizes = sorted({e.size for e in images})
+        for i, fox in enumerate(foxes):
+            if fox != i + 1:
+                raise ManifestError(f"{name}: the image lines' pictures are not numbered 1..{len(foxes)} "
+                                    f"(no picture {i + 1})")
+        self.check(default[0], default[1] in sizes, f"default size {default[1]} is not a size of the ladder {sizes}")
+        cells = set()
+        for e in images:
+            self.check(e.line, (e.fox, e.size, e.fmt) not in cells,
+                       f"a second image for picture {e.fox} at {e.size} px in {e.fmt}")
+            cells.add((e.fox, e.size, e.fmt))
+        for fox in foxes:
+            top = max(sizes.index(e.size) for e in images if e.fox == fox)
+            for s in sizes[:top + 1]:
+                for x in exts:
+                    if (fox, s, x) not in cells:
+                        raise ManifestError(f"{name}: picture {fox} has no {s} px {x} image (every picture needs every "
+                                            f"format at every size of the ladder up to its largest, {sizes[top]} px)")
+        for b, picture in enumerate(buckets[1]):
+            self.check(buckets[0], picture <= len(foxes), f"bucket {b} names picture {picture}, but the image lines "
+                                                          f"have pictures 1..{len(foxes)}")
+        return Manifest(self.directory, self.text, formats, keyed[1], keyed[2],
+                        images, [e for e in entries if e.kind == "legacy"], default[1], buckets[1])
 
 
-def _check_v2(m):
-    """Manifest v2: pictures 1..N, each with every format at a prefix of the ladder, a default size on
-    the ladder, and a table of BUCKETS buckets naming pictures of the set."""
-    if m.foxes != list(range(1, len(m.foxes) + 1)):
-        raise ManifestError(f"{MANIFEST}: pictures are not numbered 1..N: {m.foxes}")
-    ladder, exts = m.sizes, [f.ext for f in m.formats]
-    unknown = sorted({e.fmt for e in m.images + m.legacy} - set(exts))
-    if unknown:
-        raise ManifestError(f"{MANIFEST}: format {unknown[0]} has no format line")
-    have = {(e.fox, e.size, e.fmt) for e in m.images}
-    for fox in m.foxes:
-        own = ladder[:ladder.index(m.largest(fox)) + 1]
-        missing = [(s, x) for s in own for x in exts if (fox, s, x) not in have]
-        if missing:
-            raise ManifestError(f"{MANIFEST}: picture {fox} has no {missing[0][0]} px {missing[0][1]} image (every "
-                                f"picture needs every format at every ladder size up to its largest)")
-    if m.default_size not in ladder:
-        raise ManifestError(f"{MANIFEST}: needs a default line naming a size of the ladder {ladder}")
-    if len(m.buckets) != BUCKETS or not set(m.buckets) <= set(m.foxes):
-        raise ManifestError(f"{MANIFEST}: needs a buckets line of {BUCKETS} picture numbers of the set")
+def parse_manifest(text, directory=".", check_files=False):
+    """The Manifest of a manifest's text; with check_files, every listed file must be a readable regular
+    file inside directory. Any fault raises ManifestError with a one-line message."""
+    return _Reader(text, directory, check_files).read()
 
 
 def read_manifest(directory, check_files=True):
-    """The manifest of an images directory; with check_files, every listed file must exist there."""
+    """The manifest of an images directory; with check_files, every listed file must be there (a readable
+    regular file inside the directory, links resolved)."""
     d = Path(directory)
     try:
-        text = (d / MANIFEST).read_text(encoding="utf-8")
+        data = (d / MANIFEST).read_bytes()
     except OSError as e:
         raise ManifestError(f"{d / MANIFEST}: {e.strerror}") from None
-    m = parse_manifest(text, d)
-    if check_files:
-        missing = [p for p in m.paths() if not (d / p).is_file()]
-        if missing:
-            raise ManifestError(f"{d}: {len(missing)} file(s) of {MANIFEST} missing, e.g. {missing[0]}")
-    return m
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ManifestError(f"{d / MANIFEST}: not UTF-8 text") from None
+    return parse_manifest(text, d, check_files)

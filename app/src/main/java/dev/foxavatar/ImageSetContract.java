@@ -3,18 +3,25 @@ package dev.foxavatar;
 
 /**
  * The image-set contract's fixed facts, as tools/foxavatar/imageset/contract.py defines them (the one
- * definition; its comments say what each is). The set's own properties (ladder, formats, default size,
- * keyed max-age and longest key) are not here: {@link ImageManifest} reads them from the manifest.
+ * definition; its comments say what each is): the bounds and the patterns a manifest's fields must
+ * match, which {@link ManifestReader} checks as the owner's reader does. The set's own properties
+ * (ladder, formats, default size, keyed max-age and longest key) are not here: they are the manifest's.
  */
 public final class ImageSetContract {
     public static final String FILE = "manifest.tsv";
     public static final int BUCKETS = 10_000;
     public static final int GRAVATAR_DEFAULT = 80;
     public static final int GRAVATAR_MAX = 2_048;
+    public static final String NUMBER = "[0-9]{1,9}";
     public static final int MAX_FOX = 9_999;
     public static final int MAX_SIZE = 4_096;
     public static final int MAX_AGE = 31_536_000;
     public static final int MAX_KEY_LENGTH = 1_024;
+    public static final String EXTENSION = "[a-z0-9]+";
+    public static final String MEDIA_TYPE = "[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*";
+    public static final String PATH = "[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*";
+    public static final String ACCEPT_TOKEN = "\\\\[dDsSwWbB]|\\\\[!#$%&'()*+,./:;<=>?@\\[\\]^_`{|}~-]|\\(\\?[:=!]|[()|^$.]|[*+?]\\??|\\{[0-9]{1,3}(?:,(?:[0-9]{1,3})?)?\\}\\??|[A-Za-z0-9 !#%&',/:;<=>@_~-]";
+    public static final String ACCEPT_CLASS_TOKEN = "\\\\[dDsSwW]|\\\\[!#$%&'()*+,./:;<=>?@\\[\\]^_`{|}~-]|[A-Za-z0-9 !#$%'()*+,./:;<=>?@_{}]";
 
     private ImageSetContract() {
     }

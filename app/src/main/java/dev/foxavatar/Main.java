@@ -10,7 +10,7 @@ import sun.misc.Signal;
 
 /** Reads the settings and the image manifest, starts the server, and stops it gracefully on SIGTERM/SIGINT. */
 public final class Main {
-    /** Exit status for a wrong setting. */
+    /** Exit status for a wrong setting or a faulty image set. */
     static final int EXIT_USAGE = 2;
     /** Exit status when the server cannot start (port in use, ...). */
     static final int EXIT_START = 1;
@@ -40,6 +40,11 @@ public final class Main {
             return;
         } catch (SettingsException wrong) {
             System.err.println("avatar: " + wrong.getMessage());
+            System.exit(EXIT_USAGE);
+            return;
+        } catch (ManifestException bad) {
+            // One line naming the manifest file, the line at fault and the fault (ManifestReader).
+            System.err.println("avatar: " + bad.getMessage());
             System.exit(EXIT_USAGE);
             return;
         }

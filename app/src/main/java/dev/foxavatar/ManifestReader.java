@@ -1,16 +1,22 @@
 package dev.foxavatar;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -22,214 +28,264 @@ import static dev.foxavatar.ImageSetContract.MAX_KEY_LENGTH;
 import static dev.foxavatar.ImageSetContract.MAX_SIZE;
 
 /**
- * Reads {@code <images>/manifest.tsv} line by line: each record's shape, its numbers within the
- * contract's bounds ({@link ImageSetContract}), each listed file there, and the records every manifest
- * needs. What the records say together (every picture complete, the buckets naming pictures of the
- * set) is {@link ImageManifest}'s check. Any fault is one {@code --images} line naming it.
+ * Reads and checks {@code <images>/manifest.tsv} (manifest v2, made by {@code make images}) once at
+ * start, then builds the {@link ImageManifest}. The checks, their order and their words are those of
+ * the image set's Python owner (tools/foxavatar/imageset/manifest.py), from the same patterns and
+ * bounds ({@link ImageSetContract}); both readers run the table of tests/images/manifest-cases.txt.
+ * Each line in turn: UTF-8 text, no control character but the tab (a line may end CR LF), each record's
+ * shape and numbers, each listed path plain and naming a readable regular file inside the set (links
+ * resolved). Then the set: every record there, every picture numbered, complete at every rung of its
+ * ladder, and the buckets naming its pictures. Any fault is a {@link ManifestException}.
  */
 final class ManifestReader {
-    static final String SETTING = "--images";
+    private static final Pattern EXTENSION = Pattern.compile(ImageSetContract.EXTENSION);
+    private static final Pattern MEDIA_TYPE = Pattern.compile(ImageSetContract.MEDIA_TYPE);
+    private static final Pattern NUMBER = Pattern.compile(ImageSetContract.NUMBER);
+    private static final Pattern PATH = Pattern.compile(ImageSetContract.PATH);
 
-    /** Extensions, media types, numbers and paths as the generator writes them (URL-safe, no escapes). */
-    private static final Pattern EXTENSION = Pattern.compile("[a-z0-9]+");
-    private static final Pattern MEDIA_TYPE = Pattern.compile("[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*");
-    private static final Pattern NUMBER = Pattern.compile("\\d{1,9}");
-    private static final Pattern PATH = Pattern.compile("[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*");
-
-    /** What the records say, before the cross-checks. */
-    static final class Read {
-        final Path file;
-        final List<ImageManifest.Format> formats = new ArrayList<>();
-        final List<Entry> images = new ArrayList<>();
-        int maxAge;
-        int maxKey;
-        int defaultSize;
-        int defaultLine;
-        int[] buckets;
-        int bucketsLine;
-
-        Read(Path file) {
-            this.file = file;
-        }
+    /** One {@code image} or {@code legacy} line, kept with its number for the checks of the whole set. */
+    private record Entry(int line, boolean image, String path, int fox, int size, String format) {
     }
 
-    /** One {@code image} or {@code legacy} line, kept with its number for the completeness checks. */
-    record Entry(int line, String path, int fox, int size, String format) {
+    private final Path file;
+    private final Path root;
+    private final List<ImageManifest.Format> formats = new ArrayList<>();
+    private final List<Integer> formatLines = new ArrayList<>();
+    private final List<Entry> entries = new ArrayList<>();
+    private final Set<String> paths = new HashSet<>();
+    private int keyedLine;
+    private int maxAge;
+    private int maxKey;
+    private int defaultLine;
+    private int defaultSize;
+    private int bucketsLine;
+    private int[] buckets;
+
+    private ManifestReader(Path file, Path root) {
+        this.file = file;
+        this.root = root;
     }
 
-    private ManifestReader() {
-    }
-
-    /** Reads {@code directory/manifest.tsv} and checks each record. */
-    static Read read(Path directory) throws SettingsException {
+    /** Reads and checks {@code directory/manifest.tsv} and every file it lists. */
+    static ImageManifest read(Path directory) throws ManifestException {
         Path file = directory.resolve(FILE);
-        List<String> lines;
+        String text;
         try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            byte[] bytes = Files.readAllBytes(file);
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
         } catch (NoSuchFileException e) {
-            throw new SettingsException(SETTING, "no " + FILE + " in " + directory
-                    + " (the image set's manifest, made by `make images`)");
+            throw new ManifestException("no " + FILE + " in " + directory
+                    + " (the image set's manifest, made by `make images`; --images names its directory)");
+        } catch (CharacterCodingException e) {
+            throw new ManifestException(file + ": not UTF-8 text");
         } catch (IOException e) {
-            throw new SettingsException(SETTING, "cannot read " + file + ": " + why(e));
+            throw new ManifestException(file + ": cannot read: "
+                    + (e instanceof AccessDeniedException ? "permission denied" : e.getMessage()));
         }
-        return parse(directory, file, lines);
-    }
-
-    private static Read parse(Path directory, Path file, List<String> lines) throws SettingsException {
-        Path root = realDirectory(directory);
-        Read r = new Read(file);
-        List<ImageManifest.Format> formats = r.formats;
-        List<Integer> formatLines = new ArrayList<>();
-        List<Entry> images = r.images;
-        List<Entry> legacy = new ArrayList<>();
-        Set<String> paths = new HashSet<>();
-        int keyedLine = 0;
-        for (int n = 1; n <= lines.size(); n++) {
-            String line = lines.get(n - 1);
-            if (line.isBlank() || line.startsWith("#")) {
-                continue;
-            }
-            String[] f = line.split("\t", -1);
-            switch (f[0]) {
-                case "format" -> {
-                    // The last line's regex is empty: a trailing tab may be there or not.
-                    expect(file, n, f, f.length == 3 || f.length == 4, "format<TAB>extension<TAB>media type<TAB>Accept regex");
-                    String regex = f.length == 4 ? f[3] : "";
-                    check(file, n, EXTENSION.matcher(f[1]).matches(), "extension '" + f[1] + "' is not [a-z0-9]+");
-                    check(file, n, MEDIA_TYPE.matcher(f[2]).matches(), "'" + f[2] + "' is not a media type");
-                    check(file, n, formats.stream().noneMatch(x -> x.extension().equals(f[1])),
-                            "format " + f[1] + " listed twice");
-                    try {
-                        Pattern.compile(regex, Pattern.CASE_INSENSITIVE);
-                    } catch (PatternSyntaxException e) {
-                        throw bad(file, n, "the Accept regex does not compile: " + e.getDescription());
-                    }
-                    formats.add(new ImageManifest.Format(f[1], f[2], regex));
-                    formatLines.add(n);
-                }
-                case "keyed" -> {
-                    expect(file, n, f, f.length == 3, "keyed<TAB>max-age<TAB>max key length");
-                    check(file, n, keyedLine == 0, "a second keyed line (the first is line " + keyedLine + ")");
-                    r.maxAge = number(file, n, f[1], "max-age", 0, MAX_AGE);
-                    r.maxKey = number(file, n, f[2], "max key length", 1, MAX_KEY_LENGTH);
-                    keyedLine = n;
-                }
-                case "default" -> {
-                    expect(file, n, f, f.length == 2, "default<TAB>size");
-                    check(file, n, r.defaultLine == 0, "a second default line (the first is line " + r.defaultLine + ")");
-                    r.defaultSize = number(file, n, f[1], "default size", 1, MAX_SIZE);
-                    r.defaultLine = n;
-                }
-                case "buckets" -> {
-                    expect(file, n, f, f.length == 2, "buckets<TAB>" + BUCKETS + " space-separated picture numbers");
-                    check(file, n, r.bucketsLine == 0, "a second buckets line (the first is line " + r.bucketsLine + ")");
-                    String[] b = f[1].split(" ", -1);
-                    check(file, n, b.length == BUCKETS, b.length + " buckets, expected " + BUCKETS);
-                    r.buckets = new int[BUCKETS];
-                    for (int i = 0; i < BUCKETS; i++) {
-                        r.buckets[i] = number(file, n, b[i], "bucket " + i + "'s picture", 1, MAX_FOX);
-                    }
-                    r.bucketsLine = n;
-                }
-                case "image", "legacy" -> {
-                    expect(file, n, f, f.length == 5, f[0] + "<TAB>path<TAB>fox<TAB>size<TAB>format");
-                    Entry e = new Entry(n, f[1], number(file, n, f[2], "fox", 1, MAX_FOX),
-                            number(file, n, f[3], "size", 1, MAX_SIZE), f[4]);
-                    checkFile(root, file, n, e.path());
-                    check(file, n, paths.add(e.path()), "path " + e.path() + " listed twice");
-                    (f[0].equals("image") ? images : legacy).add(e);
-                }
-                default -> throw bad(file, n, "unknown record type '" + f[0]
-                        + "' (format, keyed, default, image, legacy, buckets)");
-            }
-        }
-        if (formats.isEmpty()) {
-            throw new SettingsException(SETTING, file + ": no format line");
-        }
-        for (int i = 0; i < formats.size(); i++) {
-            boolean last = i == formats.size() - 1;
-            check(file, formatLines.get(i), formats.get(i).acceptRegex().isEmpty() == last, last
-                    ? "the last format line must have an empty Accept regex (the answer when none matches)"
-                    : "only the last format line may have an empty Accept regex");
-        }
-        if (keyedLine == 0) {
-            throw new SettingsException(SETTING, file + ": no keyed line (keyed<TAB>max-age<TAB>max key length)");
-        }
-        if (images.isEmpty()) {
-            throw new SettingsException(SETTING, file + ": no image line");
-        }
-        if (r.defaultLine == 0) {
-            throw new SettingsException(SETTING, file + ": no default line (default<TAB>size)");
-        }
-        if (r.bucketsLine == 0) {
-            throw new SettingsException(SETTING, file + ": no buckets line (buckets<TAB>" + BUCKETS
-                    + " picture numbers; made by `make images`)");
-        }
-        for (Entry e : legacy) {
-            check(file, e.line(), formats.stream().anyMatch(x -> x.extension().equals(e.format())),
-                    "format " + e.format() + " has no format line");
-        }
-        return r;
-    }
-
-    private static Path realDirectory(Path directory) throws SettingsException {
+        Path root;
         try {
-            return directory.toRealPath();
+            root = directory.toRealPath();
         } catch (IOException e) {
-            throw new SettingsException(SETTING, "cannot read the directory " + directory + ": " + why(e));
+            throw new ManifestException(file + ": cannot resolve the directory " + directory + ": " + e.getMessage());
+        }
+        ManifestReader reader = new ManifestReader(file, root);
+        String[] lines = text.split("\n", -1);
+        for (int n = 1; n <= lines.length; n++) {
+            reader.line(n, lines[n - 1]);
+        }
+        return reader.whole();
+    }
+
+    private void line(int n, String raw) throws ManifestException {
+        String line = raw.endsWith("\r") ? raw.substring(0, raw.length() - 1) : raw;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (c < 0x20 && c != '\t' || c >= 0x7f && c <= 0x9f) {
+                throw fault(n, String.format("control character U+%04X (a manifest is lines of tab-separated text)", (int) c));
+            }
+        }
+        if (line.chars().allMatch(c -> c == ' ' || c == '\t') || line.startsWith("#")) {
+            return;
+        }
+        String[] f = line.split("\t", -1);
+        switch (f[0]) {
+            case "format" -> {
+                // The last line's regex is empty: a trailing tab may be there or not.
+                expect(n, f, f.length == 3 || f.length == 4, "format<TAB>extension<TAB>media type<TAB>Accept regex");
+                String regex = f.length == 4 ? f[3] : "";
+                check(n, EXTENSION.matcher(f[1]).matches(), "extension '" + f[1] + "' is not [a-z0-9]+");
+                check(n, MEDIA_TYPE.matcher(f[2]).matches(), "'" + f[2] + "' is not a media type");
+                check(n, formats.stream().noneMatch(x -> x.extension().equals(f[1])), "format " + f[1] + " listed twice");
+                String problem = AcceptRegex.problem(regex);
+                check(n, problem == null, "the Accept regex is outside the subset Java, PCRE and Python read alike: "
+                        + problem);
+                try {
+                    Pattern.compile(regex, Pattern.CASE_INSENSITIVE);
+                } catch (PatternSyntaxException e) {
+                    throw fault(n, "the Accept regex does not compile: " + e.getDescription());
+                }
+                formats.add(new ImageManifest.Format(f[1], f[2], regex));
+                formatLines.add(n);
+            }
+            case "keyed" -> {
+                expect(n, f, f.length == 3, "keyed<TAB>max-age<TAB>max key length");
+                check(n, keyedLine == 0, "a second keyed line (the first is line " + keyedLine + ")");
+                maxAge = number(n, f[1], "max-age", 0, MAX_AGE);
+                maxKey = number(n, f[2], "max key length", 1, MAX_KEY_LENGTH);
+                keyedLine = n;
+            }
+            case "default" -> {
+                expect(n, f, f.length == 2, "default<TAB>size");
+                check(n, defaultLine == 0, "a second default line (the first is line " + defaultLine + ")");
+                defaultSize = number(n, f[1], "default size", 1, MAX_SIZE);
+                defaultLine = n;
+            }
+            case "buckets" -> {
+                expect(n, f, f.length == 2, "buckets<TAB>" + BUCKETS + " space-separated picture numbers");
+                check(n, bucketsLine == 0, "a second buckets line (the first is line " + bucketsLine + ")");
+                String[] b = f[1].split(" ", -1);
+                check(n, b.length == BUCKETS, b.length + " buckets, expected " + BUCKETS);
+                buckets = new int[BUCKETS];
+                for (int i = 0; i < BUCKETS; i++) {
+                    buckets[i] = number(n, b[i], "bucket " + i + "'s picture", 1, MAX_FOX);
+                }
+                bucketsLine = n;
+            }
+            case "image", "legacy" -> {
+                expect(n, f, f.length == 5, f[0] + "<TAB>path<TAB>fox<TAB>size<TAB>format");
+                Entry e = new Entry(n, f[0].equals("image"), f[1], number(n, f[2], "fox", 1, MAX_FOX),
+                        number(n, f[3], "size", 1, MAX_SIZE), f[4]);
+                checkPath(n, e.path());
+                check(n, paths.add(e.path()), "path " + e.path() + " listed twice");
+                entries.add(e);
+            }
+            default -> throw fault(n, "unknown record type '" + f[0]
+                    + "' (format, keyed, default, image, legacy, buckets)");
         }
     }
 
-    /** A relative, URL-safe path without empty, {@code .} or {@code ..} segments, naming a readable file inside root. */
-    private static void checkFile(Path root, Path file, int n, String path) throws SettingsException {
-        check(file, n, !path.startsWith("/"), "path '" + path + "' is absolute (must be relative to the directory)");
-        for (String segment : path.split("/", -1)) {
-            check(file, n, !segment.equals(".."), "path '" + path + "' has a .. segment");
-        }
-        check(file, n, PATH.matcher(path).matches(), "path '" + path
+    /** A relative, URL-safe path without empty, . or .. segments or hidden files, naming a readable regular file inside the set. */
+    private void checkPath(int n, String path) throws ManifestException {
+        List<String> segments = Arrays.asList(path.split("/", -1));
+        check(n, !path.startsWith("/"), "path '" + path + "' is absolute (must be relative to the directory)");
+        check(n, !segments.contains(".."), "path '" + path + "' has a .. segment");
+        check(n, !segments.contains("."), "path '" + path + "' has a . segment");
+        check(n, segments.stream().noneMatch(s -> s.startsWith(".")), "path '" + path + "' has a segment starting with a dot");
+        check(n, PATH.matcher(path).matches(), "path '" + path
                 + "' has an empty segment or a character outside A-Z a-z 0-9 . _ ~ - /");
-        check(file, n, !("/" + path + "/").contains("/./"), "path '" + path + "' has a . segment");
         Path target = root.resolve(path);
         boolean inside;
         try {
-            inside = Files.isRegularFile(target) && Files.isReadable(target)
-                    && target.toRealPath().startsWith(root);
+            Path real = target.toRealPath();
+            inside = real.startsWith(root) && Files.isRegularFile(real) && Files.isReadable(real);
         } catch (IOException e) {
             inside = false;
         }
-        check(file, n, inside, "missing file: " + path + " is not a readable regular file inside " + root);
+        check(n, inside, "missing file: " + path + " is not a readable regular file inside " + root);
     }
 
-    /** An I/O failure in words, without exception class names (the line is for people). */
-    private static String why(IOException e) {
-        if (e instanceof CharacterCodingException) {
-            return "not UTF-8 text";
+    /** What the records say together; then the [picture][size][format] table, filled by the fill rule. */
+    private ImageManifest whole() throws ManifestException {
+        if (formats.isEmpty()) {
+            throw new ManifestException(file + ": no format line");
         }
-        if (e instanceof AccessDeniedException) {
-            return "permission denied";
+        for (int i = 0; i < formats.size(); i++) {
+            boolean last = i == formats.size() - 1;
+            check(formatLines.get(i), formats.get(i).acceptRegex().isEmpty() == last, last
+                    ? "the last format line must have an empty Accept regex (the answer when none matches)"
+                    : "only the last format line may have an empty Accept regex");
         }
-        return e.getMessage();
+        List<Entry> images = entries.stream().filter(Entry::image).toList();
+        if (keyedLine == 0) {
+            throw new ManifestException(file + ": no keyed line (keyed<TAB>max-age<TAB>max key length)");
+        }
+        if (images.isEmpty()) {
+            throw new ManifestException(file + ": no image line");
+        }
+        if (defaultLine == 0) {
+            throw new ManifestException(file + ": no default line (default<TAB>size)");
+        }
+        if (bucketsLine == 0) {
+            throw new ManifestException(file + ": no buckets line (buckets<TAB>" + BUCKETS
+                    + " picture numbers; made by `make images`)");
+        }
+        Map<String, Integer> formatIndex = new HashMap<>();
+        for (int i = 0; i < formats.size(); i++) {
+            formatIndex.put(formats.get(i).extension(), i);
+        }
+        for (Entry e : entries) {
+            check(e.line(), formatIndex.containsKey(e.format()), "format " + e.format() + " has no format line");
+        }
+        TreeSet<Integer> foxSet = new TreeSet<>();
+        TreeSet<Integer> sizeSet = new TreeSet<>();
+        for (Entry e : images) {
+            foxSet.add(e.fox());
+            sizeSet.add(e.size());
+        }
+        int[] foxes = foxSet.stream().mapToInt(Integer::intValue).toArray();
+        int[] sizes = sizeSet.stream().mapToInt(Integer::intValue).toArray();
+        for (int f = 0; f < foxes.length; f++) {
+            if (foxes[f] != f + 1) {
+                throw new ManifestException(file + ": the image lines' pictures are not numbered 1.."
+                        + foxes.length + " (no picture " + (f + 1) + ")");
+            }
+        }
+        check(defaultLine, sizeSet.contains(defaultSize), "default size " + defaultSize
+                + " is not a size of the ladder " + sizeSet);
+        String[][][] table = new String[foxes.length][sizes.length][formats.size()];
+        for (Entry e : images) {
+            String[] cell = table[e.fox() - 1][Arrays.binarySearch(sizes, e.size())];
+            int format = formatIndex.get(e.format());
+            check(e.line(), cell[format] == null,
+                    "a second image for picture " + e.fox() + " at " + e.size() + " px in " + e.format());
+            cell[format] = e.path();
+        }
+        int[] largest = new int[foxes.length];
+        for (int f = 0; f < foxes.length; f++) {
+            int top = sizes.length - 1;
+            while (top > 0 && Arrays.stream(table[f][top]).allMatch(p -> p == null)) {
+                top--;
+            }
+            largest[f] = top;
+            for (int s = 0; s < sizes.length; s++) {
+                for (int x = 0; x < formats.size(); x++) {
+                    if (s > top) {
+                        table[f][s][x] = table[f][top][x];
+                    } else if (table[f][s][x] == null) {
+                        throw new ManifestException(file + ": picture " + foxes[f] + " has no " + sizes[s] + " px "
+                                + formats.get(x).extension() + " image (every picture needs every format at every"
+                                + " size of the ladder up to its largest, " + sizes[top] + " px)");
+                    }
+                }
+            }
+        }
+        int[] bucketIndex = new int[BUCKETS];
+        for (int b = 0; b < BUCKETS; b++) {
+            check(bucketsLine, buckets[b] <= foxes.length, "bucket " + b + " names picture " + buckets[b]
+                    + ", but the image lines have pictures 1.." + foxes.length);
+            bucketIndex[b] = buckets[b] - 1;
+        }
+        return new ImageManifest(formats, maxAge, maxKey, defaultSize, foxes, sizes, table, largest, bucketIndex);
     }
 
-    static int number(Path file, int n, String text, String what, int min, int max)
-            throws SettingsException {
-        check(file, n, NUMBER.matcher(text).matches() && Integer.parseInt(text) >= min && Integer.parseInt(text) <= max,
-                what + " '" + text + "' is not a whole number from " + min + " to " + max);
+    private int number(int n, String text, String what, int min, int max) throws ManifestException {
+        boolean ok = NUMBER.matcher(text).matches() && Integer.parseInt(text) >= min && Integer.parseInt(text) <= max;
+        check(n, ok, what + " '" + text + "' is not a whole number from " + min + " to " + max);
         return Integer.parseInt(text);
     }
 
-    private static void expect(Path file, int n, String[] fields, boolean ok, String shape) throws SettingsException {
-        check(file, n, ok, fields.length + " tab-separated fields, expected " + shape);
+    private void expect(int n, String[] fields, boolean ok, String shape) throws ManifestException {
+        check(n, ok, fields.length + " tab-separated fields, expected " + shape);
     }
 
-    static void check(Path file, int n, boolean ok, String problem) throws SettingsException {
+    private void check(int n, boolean ok, String problem) throws ManifestException {
         if (!ok) {
-            throw bad(file, n, problem);
+            throw fault(n, problem);
         }
     }
 
-    static SettingsException bad(Path file, int n, String problem) {
-        return new SettingsException(SETTING, file + " line " + n + ": " + problem);
+    private ManifestException fault(int n, String problem) {
+        return new ManifestException(file + " line " + n + ": " + problem);
     }
-
 }

@@ -16,20 +16,20 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Reading and checking images/manifest.tsv; every fault is one --images line naming it. */
+/** Reading and checking images/manifest.tsv; every fault is one line naming the manifest and the fault. */
 class ImageManifestTest {
     @TempDir
     Path dir;
 
-    private SettingsException refused() {
-        SettingsException e = assertThrows(SettingsException.class, () -> ImageManifest.load(dir));
-        assertTrue(e.getMessage().startsWith("--images: "), e.getMessage());
+    private ManifestException refused() {
+        ManifestException e = assertThrows(ManifestException.class, () -> ImageManifest.load(dir));
+        assertTrue(e.getMessage().contains(ImageSetContract.FILE), "names the manifest: " + e.getMessage());
         assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
         return e;
     }
 
     /** The fixture with one line replaced (by its index in the list), then the refusal it causes. */
-    private SettingsException refusedWith(int foxes, int index, UnaryOperator<String> edit) throws Exception {
+    private ManifestException refusedWith(int foxes, int index, UnaryOperator<String> edit) throws Exception {
         List<String> lines = new ArrayList<>(TestImages.create(dir, foxes));
         lines.set(index, edit.apply(lines.get(index)));
         TestImages.writeManifest(dir, lines);
@@ -97,7 +97,7 @@ class ImageManifestTest {
     void a_bad_line_is_named_by_its_number() throws Exception {
         List<String> lines = TestImages.create(dir, 2);
         int at = indexOf(lines, "keyed");
-        SettingsException e = refusedWith(2, at, l -> "keyed\t3600");
+        ManifestException e = refusedWith(2, at, l -> "keyed\t3600");
         assertTrue(e.getMessage().contains("manifest.tsv line " + (at + 1) + ": "), e.getMessage());
     }
 
@@ -130,7 +130,7 @@ class ImageManifestTest {
     void a_wrong_keyed_line_is_refused(String values) throws Exception {
         List<String> lines = TestImages.create(dir, 1);
         int at = indexOf(lines, "keyed\t");
-        SettingsException e = refusedWith(1, at, l -> "keyed\t" + values);
+        ManifestException e = refusedWith(1, at, l -> "keyed\t" + values);
         assertTrue(e.getMessage().contains("manifest.tsv line " + (at + 1) + ": "), e.getMessage());
     }
 
@@ -192,7 +192,7 @@ class ImageManifestTest {
         Files.writeString(dir.resolve("a/another.avif"), "x");
         lines.add("image\ta/another.avif\t1\t32\tavif");
         TestImages.writeManifest(dir, lines);
-        assertTrue(refused().getMessage().contains("a second image for fox 1 at 32 px in avif"), refused().getMessage());
+        assertTrue(refused().getMessage().contains("a second image for picture 1 at 32 px in avif"), refused().getMessage());
     }
 
     @Test

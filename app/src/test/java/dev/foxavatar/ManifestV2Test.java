@@ -24,8 +24,8 @@ class ManifestV2Test {
 
     private String refused(List<String> lines) throws Exception {
         TestImages.writeManifest(dir, lines);
-        SettingsException e = assertThrows(SettingsException.class, () -> ImageManifest.load(dir));
-        assertTrue(e.getMessage().startsWith("--images: "), e.getMessage());
+        ManifestException e = assertThrows(ManifestException.class, () -> ImageManifest.load(dir));
+        assertTrue(e.getMessage().contains(ImageSetContract.FILE), "names the manifest: " + e.getMessage());
         assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
         return e.getMessage();
     }

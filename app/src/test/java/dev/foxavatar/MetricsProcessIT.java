@@ -108,7 +108,8 @@ class MetricsProcessIT {
         Set<Integer> ports = new HashSet<>();
         for (String table : new String[] {"tcp", "tcp6"}) {
             Path file = Path.of("/proc", String.valueOf(p.pid()), "net", table);
-            for (String line : Files.readAllLines(file).subList(1, Files.readAllLines(file).size())) {
+            List<String> lines = Files.readAllLines(file); // read once: the table changes under a busy machine
+            for (String line : lines.subList(1, lines.size())) {
                 String[] f = line.trim().split("\\s+");
                 if (f[3].equals("0A") && inodes.contains(f[9])) { // 0A: LISTEN
                     ports.add(Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1), 16));
