@@ -31,6 +31,7 @@ serving() {
 if serving "$@"; then
   for file in /docker-entrypoint.d/*; do
     [[ -f $file && -x $file ]] || continue
+    # shellcheck source=/dev/null
     case $file in
       *.envsh) . "$file" ;;
       *.sh) "$file" || exit $? ;;
