@@ -10,7 +10,8 @@
 #  5. image sizes and idle memory (docker stats)
 #  6. tests/compose: the settings' files and defaults, both images' image set, the site file rendered
 #     at start with every setting in it (AVATAR_IMAGES_MAX_AGE, AVATAR_APP_PORT recreated with other values),
-#     Nginx 1.26 starting without warnings, hardening, wrong settings, certificate, crash ->
+#     Nginx 1.26 starting without warnings, hardening, wrong settings, the image's start with no
+#     setting (test_nginx_start.py: nginx -V runs, nginx is refused), certificate, crash ->
 #     fallback + restart, --scale app=3 followed by Nginx; a set change, upgrades of both images
 #     and of the app alone under a request loop (one Nginx restart at most, every answer a served
 #     image); private logs (AVATAR_ACCESS_LOG unset, full, off; the container logs' size cap);

@@ -43,14 +43,22 @@ def page_url(stack, tmp_path_factory):
     """http://127.0.0.1:PORT/avatars.html, embedding the avatar URL
     IMAGES_PER_PAGE times (a distinct query each, so each <img> makes its own
     request; the same queries on every load)."""
-    root = tmp_path_factory.mktemp("page")
     imgs = "\n".join(f'<img id="fox{i}" alt="fox {i}" src="{stack.https_origin()}/?avatar={i}">'
                      for i in range(IMAGES_PER_PAGE))
-    (root / "avatars.html").write_text(f"<!doctype html>\n<html><head><title>foxes</title>"
-                                       f"<style>body{{margin:0;background:#fff}} img{{display:inline-block;margin:4px}}</style>"
-                                       f"</head><body>\n{imgs}\n</body></html>\n")
-    with serve_page(root, "avatars.html") as page:
+    with serve_html(tmp_path_factory, "avatars", "foxes", imgs,
+                    style="body{margin:0;background:#fff} img{display:inline-block;margin:4px}") as page:
         yield page
+
+
+def keyed_url(stack, size, name):
+    """The avatar URL of NAME's key (name@example.org) at SIZE px (README "The avatar URL")."""
+    return f"{stack.https_origin()}/?s={size}&u={name.lower()}%40example.org"
+
+
+def keyed_img(stack, i, name, size):
+    """NAME's avatar as a page embeds it: SIZE px, twice that for 2x screens; id aI."""
+    return (f'<img id="a{i}" alt="{name}" width="{size}" height="{size}" '
+            f'src="{keyed_url(stack, size, name)}" srcset="{keyed_url(stack, 2 * size, name)} 2x">')
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -70,6 +78,18 @@ def serve_page(root, name):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextlib.contextmanager
+def serve_html(tmp_path_factory, name, title, body, style=""):
+    """Serve a page of the tests' own (serve_page): NAME.html in a fresh directory, its TITLE, the
+    CSS STYLE and BODY; yields its URL."""
+    root = tmp_path_factory.mktemp(name)
+    (root / f"{name}.html").write_text(f"<!doctype html>\n<html><head><title>{title}</title>"
+                                       + (f"<style>{style}</style>" if style else "")
+                                       + f"</head><body>\n{body}\n</body></html>\n")
+    with serve_page(root, f"{name}.html") as page:
+        yield page
 
 
 @pytest.fixture(scope="module")

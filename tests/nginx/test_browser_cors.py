@@ -13,7 +13,7 @@ import pytest
 
 from stack.client import get, wait_for_sidecar
 from stack.images import manifest  # noqa: F401 (fixture)
-from test_browser import serve_page, browser  # noqa: F401 (fixture)
+from test_browser import browser, serve_html  # noqa: F401 (fixture)
 
 SIZE = 64
 
@@ -64,10 +64,7 @@ def avatar_url(stack, who):
 
 @pytest.fixture(scope="module")
 def page_url(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cors-page")
-    (root / "cors.html").write_text("<!doctype html>\n<html><head><title>another site</title></head>"
-                                    "<body><p>Avatars from elsewhere.</p></body></html>\n")
-    with serve_page(root, "cors.html") as page:
+    with serve_html(tmp_path_factory, "cors", "another site", "<p>Avatars from elsewhere.</p>") as page:
         yield page
 
 

@@ -9,31 +9,23 @@ import os
 
 import pytest
 
-from test_browser import serve_page, browser, network_events, wait_for_images  # noqa: F401 (fixture)
+from test_browser import browser, keyed_img, keyed_url, network_events, serve_html, wait_for_images  # noqa: F401 (fixture)
 
 SIZE = 64
 MAX_BYTES = 2048
 PEOPLE = ["Ada", "Alan", "Linus", "Margaret", "Ken", "Barbara"]
 
 
-def avatar_url(stack, size, name):
-    return f"{stack.https_origin()}/?s={size}&u={name.lower()}%40example.org"
-
-
 @pytest.fixture(scope="module")
 def embed_url(stack, tmp_path_factory):
-    root = tmp_path_factory.mktemp("embed")
     comments = "\n".join(
-        f'<div class="c"><img id="a{i}" alt="{n}" width="{SIZE}" height="{SIZE}" '
-        f'src="{avatar_url(stack, SIZE, n)}" srcset="{avatar_url(stack, 2 * SIZE, n)} 2x">'
+        f'<div class="c">{keyed_img(stack, i, n, SIZE)}'
         f'<p><b>{n}</b><br>Same key, same fox: this avatar follows {n} everywhere.</p></div>'
         for i, n in enumerate(PEOPLE))
-    (root / "embed.html").write_text(
-        "<!doctype html>\n<html><head><title>comments</title><style>"
-        "body{margin:0;padding:16px 16px 4px;font:15px/1.4 sans-serif;background:#fafafa;width:560px}"
-        ".c{display:flex;gap:12px;align-items:center;margin:0 0 12px}.c p{margin:0}"
-        "img{border-radius:50%}</style></head><body>\n" + comments + "\n</body></html>\n")
-    with serve_page(root, "embed.html") as page:
+    with serve_html(tmp_path_factory, "embed", "comments", comments, style=(
+            "body{margin:0;padding:16px 16px 4px;font:15px/1.4 sans-serif;background:#fafafa;width:560px}"
+            ".c{display:flex;gap:12px;align-items:center;margin:0 0 12px}.c p{margin:0}"
+            "img{border-radius:50%}")) as page:
         yield page
 
 
@@ -73,7 +65,7 @@ def test_embedded_avatars_are_small_modern_and_cached_without_a_request(stack, b
     browser.get(embed_url)
     wait_for_images(browser)
     first = avatar_requests(browser, stack)
-    assert sorted(first) == sorted(avatar_url(stack, SIZE, n) for n in PEOPLE), sorted(first)
+    assert sorted(first) == sorted(keyed_url(stack, SIZE, n) for n in PEOPLE), sorted(first)
     for url, got in first.items():
         assert got["status"] == 200 and got["image"], (url, got)
         assert got["mime"] in ("image/avif", "image/webp"), (url, got)

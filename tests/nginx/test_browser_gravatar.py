@@ -9,7 +9,7 @@ import hashlib
 import pytest
 
 from stack.images import manifest  # noqa: F401 (fixture)
-from test_browser import serve_page, browser, wait_for_images  # noqa: F401 (fixture)
+from test_browser import browser, serve_html, wait_for_images  # noqa: F401 (fixture)
 from test_browser_embed import avatar_requests
 
 PEOPLE = ["ada@example.org", "alan@example.org", "linus@example.org"]
@@ -27,16 +27,13 @@ def url(stack, form, email, size):
 
 @pytest.fixture(scope="module")
 def page_url(stack, tmp_path_factory):
-    root = tmp_path_factory.mktemp("gravatar-page")
     imgs = []
     for form, sizes in SIZES.items():
         for size in sizes:
             for i, email in enumerate(PEOPLE):
                 imgs.append(f'<img id="{form}-{size}-{i}" data-size="{size}" width="{size}" height="{size}" alt="" '
                             f'src="{url(stack, form, email, size)}" srcset="{url(stack, form, email, 2 * size)} 2x">')
-    (root / "page.html").write_text("<!doctype html>\n<html><head><title>forge</title></head><body>\n"
-                                    + "\n".join(imgs) + "\n</body></html>\n")
-    with serve_page(root, "page.html") as page:
+    with serve_html(tmp_path_factory, "forge", "forge", "\n".join(imgs)) as page:
         yield page
 
 

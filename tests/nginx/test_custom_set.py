@@ -14,7 +14,7 @@ import pytest
 from foxavatar.imageset import read_manifest
 from stack.custom_set import REPO, assert_retired_names_redirect, assert_serves_the_custom_set, make_custom_set
 from stack.stacks import LoopbackStack
-from test_browser import serve_page, browser, wait_for_images  # noqa: F401 (fixture)
+from test_browser import browser, keyed_img, serve_html, wait_for_images  # noqa: F401 (fixture)
 
 PEOPLE = ["Ada", "Alan", "Linus", "Margaret", "Ken", "Barbara", "Grace", "Dennis"]
 
@@ -45,19 +45,14 @@ def test_a_redirect_cached_before_the_set_changed_never_leads_to_a_404(stack):
 
 @pytest.fixture(scope="module")
 def page_url(stack, tmp_path_factory):
-    root = tmp_path_factory.mktemp("own-page")
-    cells = "\n".join(
-        f'<figure><img id="a{i}" alt="{n}" width="64" height="64" '
-        f'src="{stack.https_origin()}/?s=64&u={n.lower()}%40example.org" '
-        f'srcset="{stack.https_origin()}/?s=128&u={n.lower()}%40example.org 2x"><figcaption>{n}</figcaption></figure>'
-        for i, n in enumerate(PEOPLE))
-    (root / "team.html").write_text(
-        "<!doctype html>\n<html><head><title>team</title><style>"
-        "body{margin:0;padding:16px;font:14px/1.3 sans-serif;background:#fafafa;width:608px}"
-        "main{display:grid;grid-template-columns:repeat(8,64px);gap:12px}figure{margin:0;text-align:center}"
-        "img{border-radius:50%;display:block}</style></head><body><p>Our own pictures, one per key "
-        "(make images SRC=pictures OUT=set):</p><main>\n" + cells + "\n</main></body></html>\n")
-    with serve_page(root, "team.html") as page:
+    cells = "\n".join(f'<figure>{keyed_img(stack, i, n, 64)}<figcaption>{n}</figcaption></figure>'
+                      for i, n in enumerate(PEOPLE))
+    with serve_html(tmp_path_factory, "team", "team",
+                    "<p>Our own pictures, one per key (make images SRC=pictures OUT=set):</p><main>\n"
+                    + cells + "\n</main>", style=(
+                        "body{margin:0;padding:16px;font:14px/1.3 sans-serif;background:#fafafa;width:608px}"
+                        "main{display:grid;grid-template-columns:repeat(8,64px);gap:12px}"
+                        "figure{margin:0;text-align:center}img{border-radius:50%;display:block}")) as page:
         yield page
 
 

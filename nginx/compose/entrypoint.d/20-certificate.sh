@@ -1,38 +1,32 @@
 #!/bin/bash
-# The certificate Nginx serves:
-#   /run/secrets/fullchain.pem + privkey.pem     Swarm secrets (docker-stack.yml), when they hold a
-#                                                certificate (PEM): used as they are, nothing generated
-#                                                (30-site.sh prefers them); the stack's default
-#                                                secret says "no certificate" (nginx/swarm/)
-# else in /etc/nginx/tls (the tls volume, or AVATAR_TLS_DIR):
-#   fullchain.pem + privkey.pem                  used as they are when both exist (your own
+# The certificate Nginx serves, in NGINX_TLS_DIR (10-settings.envsh chose it):
+#   /run/secrets (fullchain.pem + privkey.pem)   Swarm secrets holding a certificate
+#                                                (docker-stack.yml): used as they are, nothing
+#                                                generated; checked here that the key is the
+#                                                certificate's
+#   /etc/nginx/tls (the tls volume, or AVATAR_TLS_DIR):
+#     fullchain.pem + privkey.pem                used as they are when both exist (your own
 #                                                certificate; the key must be readable by uid 33)
-#   neither exists                               a self-signed certificate for AVATAR_TLS_NAMES is
+#     neither exists                             a self-signed certificate for AVATAR_TLS_NAMES is
 #                                                generated (ECDSA P-256, 365 days) and kept there
-#   a generated one whose names changed or that  is generated again
-#   expires within 30 days
+#     a generated one whose names changed or     is generated again
+#     that expires within 30 days
 # (The one self-signed policy of every deployment: nginx/README.md, "The self-signed certificate".)
 set -euo pipefail
 
-tls=/etc/nginx/tls
+tls=$NGINX_TLS_DIR
 cert=$tls/fullchain.pem
 key=$tls/privkey.pem
 marker=$tls/self-signed.names     # present only next to a certificate this script generated
 die() { echo "nginx-entrypoint: $*" >&2; exit 2; }
-read -r -a names <<<"$AVATAR_TLS_NAMES"   # checked by 10-settings.sh
+read -r -a names <<<"$AVATAR_TLS_NAMES"   # checked by 10-settings.envsh (and NGINX_TLS_SAN made)
 
 self_signed() {
-  local san="" n
-  for n in "${names[@]}"; do
-    if [[ $n =~ ^[0-9.]+$ || $n == *:* ]]; then san+=",IP:$n"
-    elif [[ $n =~ ^[A-Za-z0-9*]([A-Za-z0-9.-]*[A-Za-z0-9])?$ ]]; then san+=",DNS:$n"
-    else die "AVATAR_TLS_NAMES: not a host name or IP address: '$n'"; fi
-  done
   echo "nginx-entrypoint: generating a self-signed certificate for: ${names[*]}" >&2
   (
     umask 077
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 365 \
-      -subj "/CN=${names[0]}" -addext "subjectAltName=${san#,}" \
+      -subj "/CN=${names[0]}" -addext "subjectAltName=$NGINX_TLS_SAN" \
       -addext "basicConstraints=critical,CA:FALSE" -addext "keyUsage=critical,digitalSignature" \
       -addext "extendedKeyUsage=serverAuth" \
       -keyout "$key.new" -out "$cert.new" 2>/dev/null
@@ -42,15 +36,11 @@ self_signed() {
   printf '%s\n' "${names[*]}" >"$marker"
 }
 
-secrets=/run/secrets
-pem() { grep -qs -- '-----BEGIN ' "$1"; }
-if pem $secrets/fullchain.pem || pem $secrets/privkey.pem; then
-  pem $secrets/fullchain.pem && pem $secrets/privkey.pem \
-    || die "$secrets: give both AVATAR_TLS_CERT_FILE and AVATAR_TLS_KEY_FILE (docker-stack.yml), the key readable by uid $(id -u)"
+if [[ $tls == /run/secrets ]]; then
   # the key must be the certificate's: else Nginx would stop with a less helpful message
-  [[ $(openssl x509 -in "$secrets/fullchain.pem" -noout -pubkey 2>/dev/null) \
-     == "$(openssl pkey -in "$secrets/privkey.pem" -pubout 2>/dev/null)" ]] \
-    || die "$secrets: privkey.pem is not the key of fullchain.pem's certificate (AVATAR_TLS_KEY_FILE, AVATAR_TLS_CERT_FILE)"
+  [[ $(openssl x509 -in "$cert" -noout -pubkey 2>/dev/null) \
+     == "$(openssl pkey -in "$key" -pubout 2>/dev/null)" ]] \
+    || die "$tls: privkey.pem is not the key of fullchain.pem's certificate (AVATAR_TLS_KEY_FILE, AVATAR_TLS_CERT_FILE)"
   exit 0
 fi
 

@@ -2,8 +2,9 @@
 # The site file /etc/nginx/conf.d/fox-avatar.conf (a link to /run/nginx/fox-avatar.conf: the root
 # file system is read-only), rendered from nginx/fox-avatar.conf.j2 by nginx/render.py for this
 # Nginx (nginx -V), the image set mounted at /srv/fox-avatar/images (AVATAR_IMAGES_DIR, the set the
-# app reads too) and the settings 10-settings.sh checked. Every setting's value is in the rendered
-# file; the app's addresses are not settings: 40-app-pool.sh's file, which the upstream includes.
+# app reads too) and the settings 10-settings.envsh checked and exported. Every setting's value is
+# in the rendered file; the app's addresses are not settings: 40-app-pool.sh's file, which the
+# upstream includes.
 #   AVATAR_IMAGES_DIR   (only named in messages) the host directory compose mounts there; not a
 #                       complete set (manifest.tsv and every file it lists): a one-line error naming
 #                       it, exit 2.
@@ -11,9 +12,7 @@ set -euo pipefail
 
 site=/run/nginx/fox-avatar.conf
 images=/srv/fox-avatar/images
-tls=/etc/nginx/tls
-# Swarm secrets holding a certificate, instead (20-certificate.sh checked them).
-if grep -qs -- '-----BEGIN ' /run/secrets/fullchain.pem; then tls=/run/secrets; fi
+tls=$NGINX_TLS_DIR   # /etc/nginx/tls, or the Swarm's secrets (10-settings.envsh; 20-certificate.sh checked it)
 die() { echo "nginx-entrypoint: $*" >&2; exit 2; }
 
 # The ports Nginx listens on inside the container (nginx/Dockerfile's HTTP_PORT and HTTPS_PORT).
@@ -32,13 +31,13 @@ mkdir -p "${site%/*}"
 # every second, with no reload.
 upstream=(avatar_upstream_pool=/run/nginx/upstream)
 [[ -n ${AVATAR_APP_RESOLVER:-} ]] \
-  && upstream=(avatar_upstream_resolver="$AVATAR_APP_RESOLVER" avatar_upstream_servers="[\"app:$((10#$AVATAR_APP_PORT))\"]")
+  && upstream=(avatar_upstream_resolver="$AVATAR_APP_RESOLVER" avatar_upstream_servers="[\"app:$AVATAR_APP_PORT\"]")
 if ! err=$(python3 /usr/local/lib/fox-avatar/nginx/render.py --images "$images" -o "$site" \
       avatar_nginx_build="$(nginx -V 2>&1)" \
       avatar_server_name=localhost 'avatar_listen_addresses=["*"]' \
       avatar_http_port="$listen_http" avatar_https_port="$listen_https" \
-      avatar_https_redirect_port="$((10#$AVATAR_HTTPS_PORT))" \
-      avatar_images_max_age="$((10#$AVATAR_IMAGES_MAX_AGE))" \
+      avatar_https_redirect_port="$AVATAR_HTTPS_PORT" \
+      avatar_images_max_age="$AVATAR_IMAGES_MAX_AGE" \
       avatar_tls_certificate="$tls/fullchain.pem" avatar_tls_certificate_key="$tls/privkey.pem" \
       avatar_images_root="$images" avatar_access_log_mode="$AVATAR_ACCESS_LOG" \
       avatar_access_log=/dev/stdout avatar_error_log=/dev/stderr avatar_fallback_log=/dev/stderr \

@@ -13,7 +13,7 @@ set -euo pipefail
 [[ -z ${AVATAR_APP_RESOLVER:-} ]] || exit 0
 
 pool=/run/nginx/upstream
-port=$((10#$AVATAR_APP_PORT))   # checked by 10-settings.sh
+port=$AVATAR_APP_PORT   # checked (and in decimal) by 10-settings.envsh
 
 # servers: the file's lines for the addresses of "app" now, in a stable order. Docker's DNS
 # answers for a running app at once; for an absent one it asks the host's DNS servers, which may
