@@ -314,6 +314,23 @@ def test_the_sidecar_gets_the_path_the_query_and_accept_and_nothing_else(loopbac
     assert head.splitlines()[1:] == ["Host: avatar_app"], head
 
 
+def test_the_access_log_is_buffered_and_written_out_within_a_second_or_two(loopback):
+    """Issue 36: one write per 4 KB of lines instead of one per request; a line still reaches the file
+    by the flush timer (1 s) with no other request behind it. The fallback log is not buffered."""
+    site = (loopback.conf_dir / "conf.d" / "fox-avatar.conf").read_text()
+    buffered = [line.strip() for line in site.splitlines() if "buffer=" in line]
+    assert buffered == [f"access_log {loopback.logs / 'access.log'} avatar buffer=4k flush=1s;"], buffered
+    loopback.flush_logs()   # an empty buffer: the next line starts the flush timer
+    assert get(loopback, "/?x=buffer-check").status == 302
+    time.sleep(0.2)
+    path = loopback.logs / "access.log"
+    assert "x=buffer-check" not in path.read_text(), "written at once: not buffered"
+    deadline = time.monotonic() + 3
+    while "x=buffer-check" not in path.read_text():
+        assert time.monotonic() < deadline, "the buffered line was not written out within 3 s"
+        time.sleep(0.1)
+
+
 def test_upstream_connections_are_kept_alive(loopback):
     for _ in range(20):
         assert get(loopback, "/").status == 302
