@@ -172,7 +172,7 @@ def test_yaml_false_is_off_and_the_default_is_anonymous():
     assert "avatar_anonymous if=$avatar_fallback;" in default
     assert default.count(" alert;") == 2
     full = load_renderer()(_required() | {"avatar_access_log_mode": "full"})
-    assert full.count(" avatar;") == 2 and " alert;" not in full
+    assert full.count(" avatar;") == 1 and full.count(" avatar buffer=4k flush=1s;") == 1 and " alert;" not in full
 
 
 def _required():
