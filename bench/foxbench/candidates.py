@@ -2,6 +2,7 @@
 to the server core. A candidate is one class (its key and name, its targets, start_procs()) and one line
 in CANDIDATES, whose order is the report's; a run's candidates share a Workspace (workspace.py)."""
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -206,12 +207,14 @@ class NginxAlone(Candidate):
         variables = loopback.site_variables(TLS_NAME, site_http, site_https, nobody, crt, key,
                                             self.dir / "logs", self.dir, ws.images,
                                             build=loopback.nginx_build(loopback.find_nginx()))
-        # the full stack's default format (nginx/fox-avatar.conf.j2, avatar_access_log_mode anonymous)
-        logline = (f"access_log {self.dir}/logs/access.log avatar_anonymous;" if self.access_log
-                   else "access_log off;")
+        site = loopback.load_renderer()(variables)
+        # the full stack's HTTPS access log exactly as the template writes it (nginx/fox-avatar.conf.j2,
+        # avatar_access_log_mode anonymous): its format and its buffer (issue 36), the line before the
+        # fallback log's
+        logline = (access_log_line(site) if self.access_log else "access_log off;")
         # conf.d/*.conf are read in name order: site.conf after fox-avatar.conf (its log format, the split)
         self.conf = loopback.nginx_prefix(self.dir, {
-            "fox-avatar.conf": loopback.load_renderer()(variables),
+            "fox-avatar.conf": site,
             "site.conf": f"""# Written by bench/foxbench/candidates.py: Nginx alone answers / itself (bound 4).
 server {{
     listen {HOST}:{self.http};
@@ -232,6 +235,15 @@ server {{
 
     def start_procs(self):
         return [nginx_proc(self.dir, self.conf)]
+
+
+def access_log_line(site):
+    """The HTTPS server's access_log directive of a rendered per-deployment file: the one before its
+    fallback log's (`access_log ... if=$avatar_fallback;`)."""
+    m = re.search(r"^\s*(access_log [^;]*;)\n\s*access_log [^;]* if=\$avatar_fallback;", site, re.M)
+    if not m:
+        die("bench: the rendered fox-avatar.conf has no HTTPS access_log before its fallback log's")
+    return m.group(1)
 
 
 class NginxAloneNoLog(NginxAlone):

@@ -325,7 +325,22 @@ class LoopbackStack:
         p = self.logs / "fallback.log"
         return p.read_text() if p.exists() else ""
 
+    def flush_logs(self):
+        """Have Nginx write out its buffered access log (the template buffers it, issue 36): a reopen
+        (SIGUSR1, what logrotate does) makes each worker write its buffer; then wait until the file stops
+        growing."""
+        if not (self.nginx_proc and self.nginx_proc.poll() is None):
+            return
+        self.nginx_proc.send_signal(signal.SIGUSR1)
+        p = self.logs / "access.log"
+        size, stable, deadline = -1, 0, time.monotonic() + 3
+        while stable < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            now = p.stat().st_size if p.exists() else 0
+            stable, size = (stable + 1 if now == size else 0), now
+
     def access_log(self):
+        self.flush_logs()
         p = self.logs / "access.log"
         return p.read_text() if p.exists() else ""
 

@@ -107,7 +107,7 @@ def visit(host: str, v: Visit, stopped: bool = True) -> str:
     out = send(host, v)
     if stopped:
         out += "\n(sidecar stopped)\n" + send_stopped(host, v)
-    time.sleep(0.5)
+    time.sleep(1.5)   # the access log is written out at least every second (buffer=4k flush=1s)
     return out
 
 

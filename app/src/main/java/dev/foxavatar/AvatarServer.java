@@ -60,6 +60,10 @@ public final class AvatarServer {
                 .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, MAX_ENTITY_SIZE)
                 .setServerOption(UndertowOptions.MAX_PARAMETERS, 32)
                 .setServerOption(UndertowOptions.MAX_COOKIES, 32)
+                // No "Connection: keep-alive" on every answer: HTTP/1.1 keeps the connection open without
+                // it, Nginx (the only client) drops it, and each answer is shorter (issue 36: the hop).
+                // "Connection: close" is still sent when the connection ends.
+                .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
                 // Browsers send { | } ^ \ raw in a query (WHATWG URL's query set) and nginx accepts them
                 // and raw non-ASCII bytes: a 400 here would break an <img> that the fallback answers.
                 // The query is only scanned (never echoed), and paths are compared exactly.

@@ -121,6 +121,29 @@ class AvatarServerTest extends ServerOverHttp {
     }
 
     @Test
+    void a_redirect_on_a_kept_alive_connection_carries_no_connection_header() throws Exception {
+        // The request as Nginx sends it over its keep-alive pool (nginx/fox-avatar/proxy.conf): HTTP/1.1,
+        // no Connection header. HTTP/1.1 keeps the connection open without one, and Nginx drops it.
+        start("");
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", server.port()), 2000);
+            socket.setSoTimeout(5000);
+            for (int i = 0; i < 2; i++) {   // the second answer proves the connection stayed open
+                socket.getOutputStream().write("GET /?s=64 HTTP/1.1\r\nHost: avatar_app\r\nAccept: image/avif\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                StringBuilder head = new StringBuilder();
+                while (head.indexOf("\r\n\r\n") < 0) {
+                    int b = socket.getInputStream().read();
+                    assertTrue(b >= 0, "closed after: " + head);
+                    head.append((char) b);
+                }
+                assertTrue(head.toString().startsWith("HTTP/1.1 302 "), head.toString());
+                assertFalse(head.toString().toLowerCase(java.util.Locale.ROOT).contains("\r\nconnection:"), head.toString());
+            }
+        }
+    }
+
+    @Test
     void health_path_answers_200_ok_every_time() throws Exception {
         URI base = start("");
         for (int i = 0; i < 5; i++) {
