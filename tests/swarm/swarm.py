@@ -12,6 +12,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 STACK = "fox-avatar"
 CONVERGE_TIMEOUT = 240
+ACCESS_LOG_FLUSH_S = 1.5   # Nginx flushes its buffered access log every second (flush=1s)
 
 
 def sh(*cmd, check=True, input=None, timeout=120):
@@ -81,7 +82,9 @@ class Swarm:
 
     def nginx_logs(self, pattern, nodes=None):
         """{node: the lines matching `pattern` (grep -E)} of the logs of every Nginx container,
-        current and exited, of these nodes."""
+        current and exited, of these nodes. Nginx writes its access log in buffers it flushes every
+        second (nginx/fox-avatar.conf.j2, issue 36): the lines of the last second are waited for."""
+        time.sleep(ACCESS_LOG_FLUSH_S)
         return {n.host: n.run("sh", "-c", "for c in $(docker ps -a -q --filter "
                               f"label=com.docker.swarm.service.name={STACK}_nginx); do docker logs $c 2>&1; done"
                               f" | grep -E '{pattern}' || true").stdout.splitlines()
