@@ -44,7 +44,7 @@ abstract class ServerOverHttp {
     URI startOnExistingImages(String baseUrl) throws Exception {
         Settings settings = new Settings(0, "127.0.0.1", dir, baseUrl, 2);
         ImageManifest manifest = ImageManifest.load(dir);
-        return start(settings, Routes.forImages(settings.locationPrefix(), manifest));
+        return start(settings, Routes.avatarPort(settings.locationPrefix(), manifest, RequestMetrics.OFF));
     }
 
     URI start(Settings settings, HttpHandler routes) {
