@@ -8,19 +8,10 @@ import io.undertow.server.HttpServerExchange;
  * that carry no image (health's {@code 200}, the {@code 404}, a {@code 405}, a {@code 500}), counted with
  * no format and no size rung. The redirects count themselves: only they know the format and the rung. A
  * handler that throws is not counted here; {@link PrivateErrors} answers and counts its {@code 500}.
+ *
+ * @param route one of {@link RequestMetrics#RANDOM} .. {@link RequestMetrics#OTHER}
  */
-final class CountedAnswers implements HttpHandler {
-    private final RequestMetrics metrics;
-    private final int route;
-    private final HttpHandler next;
-
-    /** @param route one of {@link RequestMetrics#RANDOM} .. {@link RequestMetrics#OTHER} */
-    CountedAnswers(RequestMetrics metrics, int route, HttpHandler next) {
-        this.metrics = metrics;
-        this.route = route;
-        this.next = next;
-    }
-
+record CountedAnswers(RequestMetrics metrics, int route, HttpHandler next) implements HttpHandler {
     @Override
     public void handleRequest(HttpServerExchange exchange) throws Exception {
         next.handleRequest(exchange);

@@ -12,23 +12,14 @@ import io.undertow.util.StatusCodes;
  * {@code Content-Length: 0} and at most one more header, every value fixed at start-up. A response already
  * started (a handler that failed half-way through its answer) is only ended: its status and headers have
  * gone.
+ *
+ * @param header with {@code value}, one more header, or both null
  */
-final class EmptyAnswer implements HttpHandler {
+record EmptyAnswer(int status, HttpString header, String value) implements HttpHandler {
     /** Every path the listener does not serve. */
     static final EmptyAnswer NOT_FOUND = new EmptyAnswer(StatusCodes.NOT_FOUND, null, null);
     /** A handler that threw ({@link PrivateErrors}). */
     static final EmptyAnswer INTERNAL_SERVER_ERROR = new EmptyAnswer(StatusCodes.INTERNAL_SERVER_ERROR, null, null);
-
-    private final int status;
-    private final HttpString header;
-    private final String value;
-
-    /** {@code header} and {@code value}: one more header, or both null. */
-    EmptyAnswer(int status, HttpString header, String value) {
-        this.status = status;
-        this.header = header;
-        this.value = value;
-    }
 
     @Override
     public void handleRequest(HttpServerExchange exchange) {

@@ -13,24 +13,17 @@ import io.undertow.util.StatusCodes;
  * {@link #METHOD_NOT_ALLOWED}. Nginx's fallback answers other methods the same way
  * (nginx/fox-avatar/fallback.conf). Paths come first: a path no listener serves is a {@code 404} whatever
  * the method, so this filter sits behind the router, on each path it serves.
+ *
+ * @param refused the answer to other methods: {@link #METHOD_NOT_ALLOWED}, or that counted ({@link CountedAnswers})
  */
-final class GetOrHeadOnly implements HttpHandler {
+record GetOrHeadOnly(HttpHandler next, HttpHandler refused) implements HttpHandler {
     /** The methods every path of the service takes, as {@code Allow} names them. */
     static final String ALLOW = "GET, HEAD";
     /** {@code 405} with {@code Allow: GET, HEAD} and no body. */
     static final EmptyAnswer METHOD_NOT_ALLOWED = new EmptyAnswer(StatusCodes.METHOD_NOT_ALLOWED, Headers.ALLOW, ALLOW);
 
-    private final HttpHandler next;
-    private final HttpHandler refused;
-
     GetOrHeadOnly(HttpHandler next) {
         this(next, METHOD_NOT_ALLOWED);
-    }
-
-    /** @param refused the answer to other methods: {@link #METHOD_NOT_ALLOWED}, or it counted ({@link CountedAnswers}) */
-    GetOrHeadOnly(HttpHandler next, HttpHandler refused) {
-        this.next = next;
-        this.refused = refused;
     }
 
     @Override

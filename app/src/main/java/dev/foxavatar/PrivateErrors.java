@@ -10,20 +10,11 @@ import org.slf4j.LoggerFactory;
  * names the route and the exception's class and place, never the path, the query or the message (they can
  * hold a key or an e-mail hash; docs/privacy.md). Left to Undertow, the exception would be logged with the
  * request's path (UT005071).
+ *
+ * @param route what the log line names: a path the router serves, never the request's own
  */
-final class PrivateErrors implements HttpHandler {
+record PrivateErrors(String route, HttpHandler next, HttpHandler failed) implements HttpHandler {
     private static final Logger LOG = LoggerFactory.getLogger("fox-avatar");
-
-    private final String route;
-    private final HttpHandler next;
-    private final HttpHandler failed;
-
-    /** @param route what the log line names: a path the router serves, never the request's own */
-    PrivateErrors(String route, HttpHandler next, HttpHandler failed) {
-        this.route = route;
-        this.next = next;
-        this.failed = failed;
-    }
 
     @Override
     public void handleRequest(HttpServerExchange exchange) throws Exception {
