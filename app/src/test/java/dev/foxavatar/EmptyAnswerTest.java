@@ -6,7 +6,8 @@ import io.undertow.server.HttpHandler;
 import io.undertow.util.HttpString;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The answers without a body (404, 405, 500), in a real server: status, Content-Length: 0, nothing else. */
@@ -38,20 +39,20 @@ class EmptyAnswerTest extends ServerOverHttp {
     @Test
     void a_response_already_started_is_only_ended_with_what_it_sent() throws Exception {
         // A handler that failed half-way through its answer: its status and first bytes have gone.
-        AtomicReference<String> after = new AtomicReference<>();
+        CompletableFuture<String> after = new CompletableFuture<>();
         startWith(exchange -> {
             exchange.setStatusCode(200);
             exchange.getResponseChannel().write(ByteBuffer.wrap("half".getBytes(StandardCharsets.US_ASCII)));
             try {
                 EmptyAnswer.INTERNAL_SERVER_ERROR.handleRequest(exchange);
-                after.set(exchange.isResponseComplete() ? "ended" : "left open");
+                after.complete(exchange.isResponseComplete() ? "ended" : "left open");
             } catch (RuntimeException tooLate) {
-                after.set(tooLate.toString());
+                after.complete(tooLate.toString());
                 throw tooLate;
             }
         });
         // Connection: close, so the body ends with the connection: "half", and no 500 after it.
         assertEquals("HTTP/1.1 200 OK\nConnection: close\n\nhalf", answer("GET", "/"));
-        assertEquals("ended", after.get());
+        assertEquals("ended", after.get(5, TimeUnit.SECONDS), "set on the IO thread, maybe after the client read the end");
     }
 }

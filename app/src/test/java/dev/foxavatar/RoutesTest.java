@@ -3,6 +3,7 @@ package dev.foxavatar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.undertow.server.HttpHandler;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,22 +27,15 @@ class RoutesTest extends ServerOverHttp {
             {"HEAD", "/healthz", "500", "health"}, {"PUT", "/healthz", "405", "health"},
             {"GET", "/metrics", "404", "other"}, {"POST", "/nope", "404", "other"},
         };
-        StringBuilder text = new StringBuilder();
-        metrics.write(text);
-        Scrape before = new Scrape(text.toString());
         for (String[] request : expected) {
             assertEquals(request[2], answer(request[0], request[1]).substring(9, 12), request[0] + " " + request[1]);
         }
-        text.setLength(0);
-        metrics.write(text);
-        Scrape after = new Scrape(text.toString());
+        Scrape after = Scrape.whenCounted(metrics, expected.length);
         for (String[] request : expected) {
             String[] labels = {"route=\"" + request[3] + "\"", "status=\"" + request[2] + "\"", "format=\"none\""};
-            long same = java.util.Arrays.stream(expected).filter(r -> r[2].equals(request[2]) && r[3].equals(request[3])).count();
-            assertEquals(same, after.delta(before, REQUESTS, labels), String.join(" ", request) + "\n" + after.body);
+            long same = Arrays.stream(expected).filter(r -> r[2].equals(request[2]) && r[3].equals(request[3])).count();
+            assertEquals(same, after.value(REQUESTS, labels), String.join(" ", request) + "\n" + after.body);
         }
-        double total = after.body.lines().filter(l -> l.startsWith(REQUESTS + "{"))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
-        assertEquals(expected.length, total, "nothing else counted: " + after.body);
+        assertEquals(expected.length, after.sum(REQUESTS), "nothing else counted: " + after.body);
     }
 }
