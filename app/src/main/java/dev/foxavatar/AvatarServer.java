@@ -39,7 +39,7 @@ public final class AvatarServer {
      * ({@link Routes#avatarPort}), and when {@code metricsPort} is not null a second listener on
      * {@code --metrics-bind:--metrics-port} with that root handler ({@link Routes#metricsPort}): the two
      * share Undertow's threads but no path (the avatar port answers {@code /metrics} with 404 like any
-     * unknown path). The graceful stop waits for the avatar port's requests; a scrape in flight is cut.
+     * unknown path). The graceful stop waits for the avatar port's requests only.
      */
     public AvatarServer(Settings settings, HttpHandler avatarPort, HttpHandler metricsPort) {
         this.graceful = new GracefulShutdownHandler(avatarPort);
@@ -94,8 +94,9 @@ public final class AvatarServer {
     }
 
     /**
-     * Stops accepting new requests, waits up to {@code timeoutMillis} for the avatar port's in flight to
-     * finish, then closes the listeners and the connections.
+     * Answers new requests on the avatar port {@code 503} (Undertow's {@code GracefulShutdownHandler}), waits
+     * up to {@code timeoutMillis} for those in flight there to finish, then closes the listeners and the
+     * connections.
      *
      * @return true when every request in flight finished in time
      */
