@@ -8,24 +8,23 @@ import io.undertow.util.StatusCodes;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Answers the avatar URL ({@code GET}/{@code HEAD /}) with a {@code 302 Found} to the fox image for the
- * request's size ({@code s}/{@code size}), format ({@code Accept}) and key ({@code u}: the same fox for
- * the same key, cacheable, through the manifest's bucket table; without one a random fox, {@code no-store}).
- * Every {@code Location} is built at start-up in a [fox][size][format] table (a size above a fox's own
- * largest holds its largest: the fill rule); a request scans the raw query string in place and picks
- * from it ({@link #redirect}, shared with {@link GravatarHandler}). Runs on the IO thread: nothing here
- * blocks.
+ * Answers the avatar URL ({@code GET}/{@code HEAD /}) with a {@code 302 Found} to the image of a picture
+ * of the set for the request's size ({@code s}/{@code size}), format ({@code Accept}) and key ({@code u}:
+ * the same picture for the same key, cacheable, through the manifest's bucket table; without one a random
+ * picture, {@code no-store}). Every {@code Location} is built at start-up in a [picture][size][format]
+ * table (a size above a picture's own largest holds its largest: the fill rule); a request scans the raw
+ * query string in place and picks from it ({@link #redirect}, shared with {@link GravatarHandler}). Runs
+ * on the IO thread: nothing here blocks. The method filter, the {@code 500} and the counting of other
+ * answers are the router's ({@link Routes}).
  */
 public final class AvatarRedirectHandler implements HttpHandler {
-    /** Header values are Strings in Undertow: a long would be converted on every request. */
-    static final String EMPTY_BODY_LENGTH = "0";
-    static final String NO_STORE = "no-store";
+    /** A redirect depends on the request's {@code Accept} (the format), and on nothing else a cache sees. */
     static final String VARY = "Accept";
 
     private final String[][][] locations;
     private final SizeLadder ladder;
     private final FormatChooser formats;
-    private final KeyedFox keyedFox;
+    private final KeyBuckets keyBuckets;
     private final int maxKeyLength;
     private final String keyedCacheControl;
     private final RequestMetrics metrics;
@@ -36,20 +35,20 @@ public final class AvatarRedirectHandler implements HttpHandler {
      */
     public AvatarRedirectHandler(String prefix, ImageManifest manifest, RequestMetrics metrics) {
         this.metrics = metrics;
-        int foxes = manifest.foxes().length;
+        int pictures = manifest.foxes().length;
         int sizes = manifest.sizes().length;
         int formatCount = manifest.formats().size();
-        locations = new String[foxes][sizes][formatCount];
-        for (int f = 0; f < foxes; f++) {
+        locations = new String[pictures][sizes][formatCount];
+        for (int p = 0; p < pictures; p++) {
             for (int s = 0; s < sizes; s++) {
                 for (int x = 0; x < formatCount; x++) {
-                    locations[f][s][x] = prefix + manifest.path(f, s, x);
+                    locations[p][s][x] = prefix + manifest.path(p, s, x);
                 }
             }
         }
         ladder = new SizeLadder(manifest.sizes(), manifest.defaultSize());
         formats = new FormatChooser(manifest.formats().stream().map(ImageManifest.Format::acceptRegex).toList());
-        keyedFox = new KeyedFox(manifest.buckets());
+        keyBuckets = new KeyBuckets(manifest.buckets());
         maxKeyLength = manifest.maxKeyLength();
         keyedCacheControl = "public, max-age=" + manifest.keyedMaxAge();
     }
@@ -69,27 +68,27 @@ public final class AvatarRedirectHandler implements HttpHandler {
 
     /**
      * The 302 for a size index and a key: {@code key} is {@code start << 32 | end} of the key's characters
-     * in {@code keySource}, or {@link AvatarQuery#NONE} (a random fox, {@code no-store}); {@code route} is
+     * in {@code keySource}, or {@link AvatarQuery#NONE} (a random picture, {@code no-store}); {@code route} is
      * the {@link RequestMetrics} route it is counted under.
      */
     void redirect(HttpServerExchange exchange, int size, String keySource, long key, int route) {
         int format = formats.choose(exchange.getRequestHeaders().getFirst(Headers.ACCEPT));
-        int fox;
+        int picture;
         String cacheControl;
         if (key == AvatarQuery.NONE) {
-            fox = ThreadLocalRandom.current().nextInt(locations.length);
-            // A cached unkeyed redirect would freeze the avatar on one fox.
-            cacheControl = NO_STORE;
+            picture = ThreadLocalRandom.current().nextInt(locations.length);
+            // A cached unkeyed redirect would freeze the avatar on one picture.
+            cacheControl = HeaderValues.NO_STORE;
         } else {
-            fox = keyedFox.index(Murmur2.hash(keySource, AvatarQuery.keyStart(key), AvatarQuery.keyEnd(key)));
+            picture = keyBuckets.picture(Murmur2.hash(keySource, AvatarQuery.keyStart(key), AvatarQuery.keyEnd(key)));
             cacheControl = keyedCacheControl;
         }
         exchange.setStatusCode(StatusCodes.FOUND);
         HeaderMap headers = exchange.getResponseHeaders();
-        headers.put(Headers.LOCATION, locations[fox][size][format]);
+        headers.put(Headers.LOCATION, locations[picture][size][format]);
         headers.put(Headers.VARY, VARY);
         headers.put(Headers.CACHE_CONTROL, cacheControl);
-        headers.put(Headers.CONTENT_LENGTH, EMPTY_BODY_LENGTH);
+        headers.put(Headers.CONTENT_LENGTH, HeaderValues.EMPTY_BODY_LENGTH);
         exchange.endExchange();
         metrics.record(route, StatusCodes.FOUND, format, size, exchange.getRequestStartTime());
     }

@@ -12,10 +12,10 @@ import org.xnio.Options;
  * closed connection from Undertow itself, and a graceful stop that finishes what is in flight.
  */
 public final class AvatarServer {
-    /** Request headers beyond this are refused (400/431-class answer from Undertow). */
+    /** Request headers beyond this, in bytes or in number, get a {@code 400} from Undertow and a closed connection. */
     static final int MAX_HEADER_SIZE = 8 * 1024;
     static final int MAX_HEADERS = 64;
-    /** Nothing we serve takes a body. */
+    /** Nothing we serve takes a body: a request that announces a longer one is closed unanswered. */
     static final long MAX_ENTITY_SIZE = 1024;
     /** A request must arrive whole within this. */
     static final int REQUEST_PARSE_TIMEOUT_MS = 10_000;
@@ -30,28 +30,31 @@ public final class AvatarServer {
     private final Undertow undertow;
     private final GracefulShutdownHandler graceful;
 
-    public AvatarServer(Settings settings, HttpHandler routes) {
-        this(settings, routes, null);
+    public AvatarServer(Settings settings, HttpHandler avatarPort) {
+        this(settings, avatarPort, null);
     }
 
     /**
-     * The avatar listener, and when {@code metrics} is not null a second listener on
-     * {@code metrics-bind:metrics-port} whose only handler is {@code metrics}: the two share Undertow's
-     * threads but no path (the avatar port answers {@code /metrics} with 404 like any unknown path).
+     * The avatar listener on {@code --bind:--port}, its root handler {@code avatarPort}
+     * ({@link Routes#avatarPort}), and when {@code metricsPort} is not null a second listener on
+     * {@code --metrics-bind:--metrics-port} with that root handler ({@link Routes#metricsPort}): the two
+     * share Undertow's threads but no path (the avatar port answers {@code /metrics} with 404 like any
+     * unknown path). The graceful stop waits for the avatar port's requests only.
      */
-    public AvatarServer(Settings settings, HttpHandler routes, HttpHandler metrics) {
-        this.graceful = new GracefulShutdownHandler(routes);
+    public AvatarServer(Settings settings, HttpHandler avatarPort, HttpHandler metricsPort) {
+        this.graceful = new GracefulShutdownHandler(avatarPort);
         Undertow.Builder builder = Undertow.builder()
                 .addHttpListener(settings.port(), settings.bind());
-        if (metrics != null) {
+        if (metricsPort != null) {
             builder.addListener(new Undertow.ListenerBuilder().setType(Undertow.ListenerType.HTTP)
-                    .setPort(settings.metricsPort()).setHost(settings.metricsBind()).setRootHandler(metrics))
+                    .setPort(settings.metricsPort()).setHost(settings.metricsBind()).setRootHandler(metricsPort))
                     // The request's start, for fox_avatar_request_duration_seconds: one System.nanoTime().
                     .setServerOption(UndertowOptions.RECORD_REQUEST_START_TIME, true);
         }
         this.undertow = builder
                 .setIoThreads(settings.ioThreads())
-                // Every answer is made on the IO thread; the worker pool only exists because XNIO needs one.
+                // Every avatar answer is made on the IO thread; the one worker thread runs the scrapes
+                // (MetricsHandler dispatches them there).
                 .setWorkerThreads(1)
                 .setBufferSize(BUFFER_SIZE)
                 .setDirectBuffers(true)
@@ -95,8 +98,9 @@ public final class AvatarServer {
     }
 
     /**
-     * Stops accepting new requests, waits up to {@code timeoutMillis} for those in flight to finish,
-     * then closes the listener and the connections.
+     * Answers new requests on the avatar port {@code 503} (Undertow's {@code GracefulShutdownHandler}), waits
+     * up to {@code timeoutMillis} for those in flight there to finish, then closes the listeners and the
+     * connections.
      *
      * @return true when every request in flight finished in time
      */

@@ -5,15 +5,14 @@ import io.undertow.server.HttpServerExchange;
 
 /**
  * Answers the Gravatar/Libravatar URL ({@code GET}/{@code HEAD /avatar/<hash>[.<ext>]}) exactly as
- * {@code /?u=<hash>} with Gravatar's size rule ({@link GravatarSize}): the same 302, fox, format choice,
- * {@code Vary} and caching. {@code d}/{@code default}, {@code f}/{@code forcedefault} and
- * {@code r}/{@code rating} are not read: every hash has a fox, and nothing from the query is ever a
- * redirect target. Any other path under {@code /avatar/} has no key: a random fox, {@code no-store}, so
- * an {@code <img>} never breaks and a corrected URL shows its own fox at once.
+ * {@code /?u=<hash>} with Gravatar's size rule ({@link GravatarSize}): the same 302, picture, format
+ * choice, {@code Vary} and caching. {@code d}/{@code default}, {@code f}/{@code forcedefault} and
+ * {@code r}/{@code rating} are not read: every hash has a picture, and nothing from the query is ever a
+ * redirect target. Any other path under {@code /avatar/} ({@link GravatarPath#PREFIX}) has no key: a
+ * random picture, {@code no-store}, so an {@code <img>} never breaks and a corrected URL shows its own
+ * picture at once.
  */
 public final class GravatarHandler implements HttpHandler {
-    public static final String PATH_PREFIX = GravatarPath.PREFIX;
-
     private final AvatarRedirectHandler redirects;
     private final GravatarSize sizes;
 

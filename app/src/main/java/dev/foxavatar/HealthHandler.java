@@ -14,7 +14,7 @@ public final class HealthHandler implements HttpHandler {
     public void handleRequest(HttpServerExchange exchange) {
         exchange.getResponseHeaders()
                 .put(Headers.CONTENT_TYPE, "text/plain; charset=utf-8")
-                .put(Headers.CACHE_CONTROL, "no-store");
+                .put(Headers.CACHE_CONTROL, HeaderValues.NO_STORE);
         exchange.getResponseSender().send(ByteBuffer.wrap(OK));
     }
 }

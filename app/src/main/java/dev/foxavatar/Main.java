@@ -53,10 +53,10 @@ public final class Main {
         AvatarServer server;
         if (settings.metricsOn()) {
             RequestMetrics metrics = new RequestMetrics(images, ManifestDigest.of(settings.images()));
-            server = new AvatarServer(settings, Routes.forImages(settings.locationPrefix(), images, metrics),
-                    new MetricsHandler(metrics));
+            server = new AvatarServer(settings, Routes.avatarPort(settings.locationPrefix(), images, metrics),
+                    Routes.metricsPort(metrics));
         } else {
-            server = new AvatarServer(settings, Routes.forImages(settings.locationPrefix(), images));
+            server = new AvatarServer(settings, Routes.avatarPort(settings.locationPrefix(), images, RequestMetrics.OFF));
         }
         // Each address is tried before Undertow binds any: a taken one is then named with the setting
         // that chose it (--metrics-port, AVATAR_METRICS_PORT, ...), never guessed from a half-started server.
@@ -110,7 +110,7 @@ public final class Main {
                 String.join(" ", images.formats().stream().map(ImageManifest.Format::extension).toList()),
                 settings.images(), settings.locationPrefix(), settings.ioThreads(),
                 settings.metricsOn() ? "on http://" + hostPort(settings.metricsBind(), server.metricsPort())
-                        + MetricsHandler.PATH : "off");
+                        + Routes.METRICS_PATH : "off");
     }
 
     private static String hostPort(String address, int port) {

@@ -34,7 +34,7 @@ class AvatarServerTest extends ServerOverHttp {
             throw new IllegalStateException("broken for " + hash);
         };
         Settings settings = new Settings(0, "127.0.0.1", dir, "", 2);
-        URI base = start(settings, new Routes(failing, failing, failing));
+        URI base = start(settings, Routes.avatarPort(failing, failing, failing, RequestMetrics.OFF));
         java.io.PrintStream err = System.err;
         java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
         System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));

@@ -22,7 +22,7 @@ class AvatarUrlTest extends ServerOverHttp {
             java.util.stream.IntStream.rangeClosed(1, FOXES).mapToObj(n -> "Renard-" + n).toList());
 
     private static int foxOf(String key) {
-        return BUCKETS[KeyedFox.bucket(Murmur2.hash(key, 0, key.length()))];
+        return BUCKETS[KeyBuckets.bucket(Murmur2.hash(key, 0, key.length()))];
     }
 
     @ParameterizedTest(name = "{0} -> {1} px")

@@ -151,7 +151,7 @@ class ManifestV2Test {
     void the_fox_sets_keys_keep_the_fox_the_equal_shares_gave_them() throws Exception {
         Path images = Path.of(System.getProperty("avatar.repo.images", "../images"));
         assumeTrue(Files.isRegularFile(images.resolve(ImageSetContract.FILE)), "no images/manifest.tsv in this checkout");
-        KeyedFox now = new KeyedFox(ImageManifest.load(images).buckets());
+        KeyBuckets now = new KeyBuckets(ImageManifest.load(images).buckets());
         long[] oldBounds = new long[20];
         long last = 0;
         for (int i = 0; i < oldBounds.length; i++) {
@@ -169,7 +169,7 @@ class ManifestV2Test {
                     break;
                 }
             }
-            moved += now.index((int) h) == before ? 0 : 1;
+            moved += now.picture((int) h) == before ? 0 : 1;
         }
         assertTrue(moved <= samples / 10_000, moved + " of " + samples + " hashes changed fox (at most 0.01 % may)");
     }

@@ -28,8 +28,8 @@ class MetricsOverHttpTest extends ServerOverHttp {
         ImageManifest manifest = ImageManifest.load(dir);
         Settings settings = new Settings(0, "127.0.0.1", dir, "", 2, 0, "127.0.0.1");
         RequestMetrics counted = new RequestMetrics(manifest, ManifestDigest.of(dir));
-        server = new AvatarServer(settings, Routes.forImages(settings.locationPrefix(), manifest, counted),
-                new MetricsHandler(counted));
+        server = new AvatarServer(settings, Routes.avatarPort(settings.locationPrefix(), manifest, counted),
+                Routes.metricsPort(counted));
         server.start();
         avatar = URI.create("http://127.0.0.1:" + server.port());
         metrics = URI.create("http://127.0.0.1:" + server.metricsPort());

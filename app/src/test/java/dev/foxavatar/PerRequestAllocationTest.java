@@ -56,8 +56,8 @@ class PerRequestAllocationTest extends ServerOverHttp {
             HeaderMap headers = exchange.getResponseHeaders();
             headers.put(Headers.LOCATION, "/a/Renard-7-64.3f2a9c1d0b.avif");
             headers.put(Headers.VARY, AvatarRedirectHandler.VARY);
-            headers.put(Headers.CACHE_CONTROL, AvatarRedirectHandler.NO_STORE);
-            headers.put(Headers.CONTENT_LENGTH, AvatarRedirectHandler.EMPTY_BODY_LENGTH);
+            headers.put(Headers.CACHE_CONTROL, HeaderValues.NO_STORE);
+            headers.put(Headers.CONTENT_LENGTH, HeaderValues.EMPTY_BODY_LENGTH);
             exchange.endExchange();
         }
     }
@@ -70,7 +70,7 @@ class PerRequestAllocationTest extends ServerOverHttp {
         TestImages.create(dir, FOXES);
         Settings settings = new Settings(0, "127.0.0.1", dir, null, 1);
         ImageManifest manifest = ImageManifest.load(dir);
-        HttpHandler service = Routes.forImages(settings.locationPrefix(), manifest,
+        HttpHandler service = Routes.avatarPort(settings.locationPrefix(), manifest,
                 new RequestMetrics(manifest, "0123456789ab"));
         HttpHandler bare = new ConstantRedirect();
         start(settings, exchange -> {

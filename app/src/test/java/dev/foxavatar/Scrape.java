@@ -27,6 +27,33 @@ final class Scrape {
         }
     }
 
+    /** {@code metrics} written, as a scrape would read it. */
+    static Scrape of(RequestMetrics metrics) {
+        StringBuilder text = new StringBuilder();
+        metrics.write(text);
+        return new Scrape(text.toString());
+    }
+
+    /**
+     * {@code metrics} once they hold {@code requests} counted requests in all (at most 5 s): an answer is
+     * counted just after it is sent, so a client can read it before the count is made.
+     */
+    static Scrape whenCounted(RequestMetrics metrics, double requests) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        Scrape s = of(metrics);
+        while (s.sum("fox_avatar_requests_total") < requests && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            s = of(metrics);
+        }
+        return s;
+    }
+
+    /** The sum of every series of a family. */
+    double sum(String name) {
+        return body.lines().filter(l -> l.startsWith(name + "{") || l.startsWith(name + " "))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
     /** The series' key: {@code name{a="1",b="2"}} with the labels sorted, whatever order they came in. */
     static String series(String name, String... labels) {
         String[] sorted = labels.clone();

@@ -44,7 +44,7 @@ abstract class ServerOverHttp {
     URI startOnExistingImages(String baseUrl) throws Exception {
         Settings settings = new Settings(0, "127.0.0.1", dir, baseUrl, 2);
         ImageManifest manifest = ImageManifest.load(dir);
-        return start(settings, Routes.forImages(settings.locationPrefix(), manifest));
+        return start(settings, Routes.avatarPort(settings.locationPrefix(), manifest, RequestMetrics.OFF));
     }
 
     URI start(Settings settings, HttpHandler routes) {
@@ -91,9 +91,28 @@ abstract class ServerOverHttp {
 
     /** The answer's head to a request sent byte for byte (for what HttpClient would encode first). */
     String rawHead(String target) throws IOException {
-        byte[] request = ("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        return rawAnswer("GET", target);
+    }
+
+    /** The whole answer, as sent, to one request on a connection of its own ({@code Connection: close}). */
+    String rawAnswer(String method, String target) throws IOException {
+        byte[] request = (method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 .getBytes(StandardCharsets.ISO_8859_1);
         return raw(server.port(), request, 4096);
+    }
+
+    /**
+     * {@link #rawAnswer}'s answer with its header lines sorted, one a line ({@code "HTTP/1.1 404 Not Found\n
+     * Connection: close\nContent-Length: 0\n\nbody"}): the bytes as sent but Undertow's header order.
+     */
+    String answer(String method, String target) throws IOException {
+        String raw = rawAnswer(method, target);
+        int end = raw.indexOf("\r\n\r\n");
+        assertTrue(end > 0, "no end of head in: " + raw);
+        String[] head = raw.substring(0, end).split("\r\n");
+        String[] headers = java.util.Arrays.copyOfRange(head, 1, head.length);
+        java.util.Arrays.sort(headers);
+        return head[0] + "\n" + String.join("\n", headers) + "\n\n" + raw.substring(end + 4);
     }
 
     static String raw(int port, byte[] request) throws IOException {

@@ -1,20 +1,20 @@
 package dev.foxavatar;
 
 /**
- * The fox for a key's hash, from the manifest's bucket table: the bucket is the part nginx's
+ * The picture for a key's hash, from the manifest's bucket table: the bucket is the part nginx's
  * {@code split_clients} picks among 10,000 parts of 0.01 % over the hash (part boundaries k *
- * floor(0xffffffff / BUCKETS), the last part taking the rest), and the table names each bucket's fox.
+ * floor(0xffffffff / BUCKETS), the last part taking the rest), and the table names each bucket's picture.
  * One division and one array read; the table is how the image set keeps keys stable when pictures
  * come and go (tools/foxavatar/imageset/buckets.py).
  */
-final class KeyedFox {
+final class KeyBuckets {
     /** split_clients' width of a 0.01 % part: floor(0xffffffff / BUCKETS). */
     static final long PART = 0xffffffffL / ImageSetContract.BUCKETS;
-    /** The fox index (0-based) of each bucket. */
+    /** The picture index (0-based) of each bucket. */
     private final int[] buckets;
 
-    /** @param buckets the fox index of each of the {@link ImageSetContract#BUCKETS} buckets */
-    KeyedFox(int[] buckets) {
+    /** @param buckets the picture index of each of the {@link ImageSetContract#BUCKETS} buckets */
+    KeyBuckets(int[] buckets) {
         if (buckets.length != ImageSetContract.BUCKETS) {
             throw new IllegalArgumentException(ImageSetContract.BUCKETS + " buckets, got " + buckets.length);
         }
@@ -26,8 +26,8 @@ final class KeyedFox {
         return (int) Math.min((hash & 0xffffffffL) / PART, ImageSetContract.BUCKETS - 1);
     }
 
-    /** The fox index (0-based) for a MurmurHash2 value. */
-    int index(int hash) {
+    /** The picture index (0-based) for a MurmurHash2 value. */
+    int picture(int hash) {
         return buckets[bucket(hash)];
     }
 }

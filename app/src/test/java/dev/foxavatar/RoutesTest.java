@@ -1,0 +1,41 @@
+package dev.foxavatar;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.undertow.server.HttpHandler;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The avatar port's chain, in a real server with handlers that all fail: every answer the router gives
+ * itself (404, 405, 500) is counted once, under the route of its path.
+ */
+class RoutesTest extends ServerOverHttp {
+    private static final String REQUESTS = "fox_avatar_requests_total";
+
+    @Test
+    void each_path_counts_its_405_and_its_500_under_its_route_and_every_other_path_its_404() throws Exception {
+        TestImages.create(dir, 3);
+        RequestMetrics metrics = new RequestMetrics(ImageManifest.load(dir), "0123456789ab");
+        HttpHandler failing = exchange -> {
+            throw new IllegalStateException("broken");
+        };
+        start(new Settings(0, "127.0.0.1", dir, "", 1), Routes.avatarPort(failing, failing, failing, metrics));
+        String[][] expected = {
+            {"GET", "/", "500", "random"}, {"POST", "/", "405", "random"},
+            {"GET", "/avatar/x", "500", "gravatar"}, {"DELETE", "/avatar/x", "405", "gravatar"},
+            {"HEAD", "/healthz", "500", "health"}, {"PUT", "/healthz", "405", "health"},
+            {"GET", "/metrics", "404", "other"}, {"POST", "/nope", "404", "other"},
+        };
+        for (String[] request : expected) {
+            assertEquals(request[2], answer(request[0], request[1]).substring(9, 12), request[0] + " " + request[1]);
+        }
+        Scrape after = Scrape.whenCounted(metrics, expected.length);
+        for (String[] request : expected) {
+            String[] labels = {"route=\"" + request[3] + "\"", "status=\"" + request[2] + "\"", "format=\"none\""};
+            long same = Arrays.stream(expected).filter(r -> r[2].equals(request[2]) && r[3].equals(request[3])).count();
+            assertEquals(same, after.value(REQUESTS, labels), String.join(" ", request) + "\n" + after.body);
+        }
+        assertEquals(expected.length, after.sum(REQUESTS), "nothing else counted: " + after.body);
+    }
+}
