@@ -12,6 +12,9 @@
 #    held before it was removed;
 #  - the collection's tarball (ansible-galaxy collection build ansible/) carries a copy of each file
 #    the roles link to outside ansible/ (nginx/, monitoring/, app/jvm.options), equal to its source;
+#  - galaxy.yml declares the collections the roles use besides ansible.builtin, and they suffice: the
+#    tarball, installed beside only those (copied from the `ansible` package's bundle), runs
+#    fox_avatar_tls here; left out one by one, the install and the run fail naming it;
 #  - the collection's inventory filters give the pool and the scrape targets a real inventory asks
 #    for, and a role in a playbook of your own runs its pre-flight checks itself;
 #  - ansible-lint's production profile reports nothing on the collection (galaxy.yml, the playbook,
@@ -122,6 +125,68 @@ PY
 else
   cat "$WORK/build.log"
   fail "ansible-galaxy collection build ansible/"
+fi
+
+section "the installed collection: the tarball beside only what galaxy.yml declares (no Galaxy)"
+# galaxy.yml's dependencies are exactly the collections the roles, the playbook and the plugins call
+# (a task's module, a filter, a lookup: every ns.coll.NAME besides ansible.builtin)...
+declared=$(python tests/ansible/collection/dependencies.py --declared ansible)
+check "galaxy.yml's dependencies ($(echo $declared)) are the collections the roles, the playbook and the plugins use besides ansible.builtin" \
+  python tests/ansible/collection/dependencies.py ansible
+# ... and they are enough: an empty collections path (nothing else found: not this Python's
+# ansible_collections, nor ~/.ansible), the declared collections copied from the `ansible`
+# package's bundle, then the tarball installed --offline (ansible-galaxy checks the declared ranges
+# against those copies; it never asks Galaxy). fox_avatar_tls, run from there on this machine
+# (tests/ansible/collection/tls_selfsigned.yml), makes its certificate with community.crypto. Each
+# declared collection left out, the same install fails, and with --no-deps the same run fails naming
+# it: the declaration is needed, and this test can fail.
+apt_need python3-cryptography python3-apt   # Debian's Python runs the modules, as on a server
+bundle=$(python -c 'import ansible_collections as c; print(*[p for p in c.__path__ if "site-packages" in p][:1])')
+tarball=$(ls "$WORK"/dist/fox_avatar-deploy-*.tar.gz 2>/dev/null)
+isolated() { # PATH CMD...: CMD with PATH as the only collections path
+  ANSIBLE_COLLECTIONS_SCAN_SYS_PATH=false ANSIBLE_COLLECTIONS_PATH="$1" HOME="$WORK/home" "${@:2}"
+}
+installed() { # NAME LEFT_OUT INSTALL_OPTS...: $WORK/NAME/collections, the declared but LEFT_OUT, then the tarball
+  local name=$1 left_out=$2 dep; shift 2
+  mkdir -p "$WORK/$name/collections/ansible_collections"
+  for dep in $declared; do
+    [ "$dep" = "$left_out" ] && continue
+    mkdir -p "$WORK/$name/collections/ansible_collections/${dep%%.*}"
+    cp -r "$bundle/${dep%%.*}/${dep#*.}" "$WORK/$name/collections/ansible_collections/${dep%%.*}/"
+  done
+  isolated "$WORK/$name/collections" ansible-galaxy collection install "$@" "$tarball" \
+    -p "$WORK/$name/collections" >"$WORK/$name.install.log" 2>&1
+}
+play() { # NAME: run the TLS role from $WORK/NAME/collections (under the machine's apt lock: its
+  # dependency fox_avatar_common refreshes the package index), log $WORK/NAME.log
+  apt_locked isolated "$WORK/$1/collections" ansible-playbook -i localhost, -e work="$WORK/$1" \
+    tests/ansible/collection/tls_selfsigned.yml >"$WORK/$1.log" 2>&1
+}
+if [ -n "$tarball" ] && [ -d "$bundle" ]; then
+  installed all "" --offline
+  check "ansible-galaxy collection install --offline: the tarball's declared ranges met by the copies beside it" \
+    grep -q 'fox_avatar.deploy:.* was installed successfully' "$WORK/all.install.log"
+  check "... the collections path holds fox_avatar.deploy and the declared ones, nothing else" \
+    test "$(cd "$WORK/all/collections/ansible_collections" && ls -d */* | tr / . | sort)" = "$(printf '%s\n' fox_avatar.deploy $declared | sort)"
+  play all
+  check "fox_avatar_tls from the installed collection makes its certificate and key (ansible-playbook tests/ansible/collection/tls_selfsigned.yml)" \
+    eval "grep -Eq '^localhost +: ok=[0-9]+ +changed=[1-9][0-9]* +unreachable=0 +failed=0' '$WORK/all.log' || { tail -n 25 '$WORK/all.log'; false; }"
+  check "... a certificate for the names asked, signed by the key beside it, and the topic fox_avatar_certificate_changed heard" \
+    eval "openssl x509 -in '$WORK/all/tls/fullchain.pem' -noout -ext subjectAltName | grep -q 'DNS:avatar.test, DNS:www.avatar.test' \
+      && test \"\$(openssl x509 -in '$WORK/all/tls/fullchain.pem' -noout -pubkey)\" = \"\$(openssl pkey -in '$WORK/all/tls/privkey.pem' -pubout)\" \
+      && test -f '$WORK/all/certificate_changed'"
+  for dep in $declared; do
+    name=without-$dep
+    installed "$name" "$dep" --offline
+    check "without $dep: ansible-galaxy collection install --offline refuses the tarball, naming it" \
+      grep -q "\* $dep:.* (dependency of fox_avatar.deploy" "$WORK/$name.install.log"
+    rm -rf "$WORK/$name" && installed "$name" "$dep" --offline --no-deps
+    play "$name"
+    check "without $dep (installed --no-deps): the same run fails, naming it" \
+      grep -q "couldn't resolve module/action '$dep\." "$WORK/$name.log"
+  done
+else
+  fail "the installed collection: no tarball (the build above) or no bundled collections ($bundle)"
 fi
 
 section "the collection's inventory filters, and a role's own pre-flight (ansible-playbook, no host)"
