@@ -8,6 +8,7 @@
 #  - `ansible-doc -t filter` documents every filter of plugins/filter/*.py (plugins/filter/NAME.yml);
 #  - fox_avatar_common's tasks/ship.yml (its plan: the filter fox_avatar.deploy.ship_plan) ships a
 #    directory to this machine as it should (tests/ansible/ship/*.yml, connection local);
+#  - every role's vars/main.yml holds constants (no Jinja), and no handler is a set_fact;
 #  - no role's meta/main.yml or defaults describe the image-name rule that images/names.regex
 #    held before it was removed;
 #  - the collection's tarball (ansible-galaxy collection build ansible/) carries a copy of each file
@@ -89,6 +90,15 @@ done
 section "no role describes the removed image-name rule"
 check "no meta/main.yml or defaults/main.yml mentions names.regex or an image-name rule" \
   eval "! grep -rEil 'names\.regex|image-name rule' ansible/roles/*/meta ansible/roles/*/defaults"
+
+section "vars/main.yml holds constants, handlers act"
+# ansible/README.md ("Roles"): what follows a setting or a task's result is a task's fact or vars,
+# never a role var computed behind the tasks' back; a handler restarts, reloads or checks, it does
+# not leave a note for the tasks to act on.
+check "no role's vars/main.yml computes (no Jinja in roles/*/vars/main.yml)" \
+  eval "! grep -nE '\\{\\{|\\{%' ansible/roles/*/vars/main.yml"
+check "no role's handler only sets a fact (ansible.builtin.set_fact in roles/*/handlers/main.yml)" \
+  eval "! grep -n 'set_fact' ansible/roles/*/handlers/main.yml"
 
 section "the collection's tarball carries the repository's files (ansible-galaxy collection build)"
 # The roles carry the files every deployment shares (nginx/, monitoring/, app/jvm.options) as links
