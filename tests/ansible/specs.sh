@@ -8,6 +8,7 @@
 #  - `ansible-doc -t filter` documents every filter of plugins/filter/*.py (plugins/filter/NAME.yml);
 #  - fox_avatar_common's tasks/ship.yml (its plan: the filter fox_avatar.deploy.ship_plan) ships a
 #    directory to this machine as it should (tests/ansible/ship/*.yml, connection local);
+#  - no link in ansible/ loops back into it (collections/, beside it, finds the collection);
 #  - every role's vars/main.yml holds constants (no Jinja), and no handler is a set_fact;
 #  - no role's meta/main.yml or defaults describe the image-name rule that images/names.regex
 #    held before it was removed;
@@ -52,11 +53,11 @@ section "ansible-doc -t filter documents every filter the collection exports"
 # The filters each plugins/filter/*.py exports (its FilterModule, imported as Ansible would, through
 # collections/); each needs plugins/filter/NAME.yml, without which ansible-doc has nothing to show.
 mkdir -p "$WORK/home"
-filter_doc() { HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections" ansible-doc -t filter "$@"; }
+filter_doc() { HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/collections" ansible-doc -t filter "$@"; }
 filters=$(python - <<'PY'
 import importlib, sys
 from pathlib import Path
-sys.path.insert(0, "ansible/collections")
+sys.path.insert(0, "collections")
 for py in sorted(Path("ansible/plugins/filter").glob("*.py")):
     mod = importlib.import_module(f"ansible_collections.fox_avatar.deploy.plugins.filter.{py.stem}")
     print(*sorted(mod.FilterModule().filters()))
@@ -78,7 +79,7 @@ section "fox_avatar_common's ship.yml ships a directory to this machine (tests/a
 for book in ship_check_mode.yml ship_cases.yml; do
   opts=(); [ "$book" = ship_check_mode.yml ] && opts=(--check)
   mkdir -p "$WORK/${book%.yml}"
-  if HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections" ansible-playbook "${opts[@]}" \
+  if HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/collections" ansible-playbook "${opts[@]}" \
        -i localhost, -e work="$WORK/${book%.yml}" "tests/ansible/ship/$book" >"$WORK/$book.log" 2>&1; then
     pass "ansible-playbook ${opts[*]}${opts:+ }tests/ansible/ship/$book: every case, checks: $(grep -c '^TASK \[Check' "$WORK/$book.log")"
   else
@@ -100,6 +101,22 @@ check "no role's vars/main.yml computes (no Jinja in roles/*/vars/main.yml)" \
 check "no role's handler only sets a fact (ansible.builtin.set_fact in roles/*/handlers/main.yml)" \
   eval "! grep -n 'set_fact' ansible/roles/*/handlers/main.yml"
 
+section "the collection never contains itself"
+# From this checkout the playbook, ansible-lint and these tests find fox_avatar.deploy through the
+# repository's collections/ (ansible/ansible.cfg), a link beside ansible/: a link inside ansible/ to
+# ansible/ or above would be a loop for every tool that walks the tree.
+check "no link in ansible/ points at ansible/ or a directory above it; collections/ finds fox_avatar.deploy" \
+  python - <<'PY'
+import os, sys
+from pathlib import Path
+root = Path("ansible").resolve()
+loops = [os.path.join(d, n) for d, dirs, files in os.walk("ansible") for n in dirs + files
+         if os.path.islink(os.path.join(d, n)) and root.is_relative_to(Path(d, n).resolve())]
+print(*loops, sep="\n")
+linked = Path("collections/ansible_collections/fox_avatar/deploy").resolve() == root
+sys.exit(1 if loops or not linked else 0)
+PY
+
 section "the collection's tarball carries the repository's files (ansible-galaxy collection build)"
 # The roles carry the files every deployment shares (nginx/, monitoring/, app/jvm.options) as links
 # into the repository (one copy); the build puts each link's target into the tarball.
@@ -113,7 +130,7 @@ root = Path("ansible").resolve()
 tar = tarfile.open(sys.argv[1])
 bad, n = [], 0
 for link in sorted(Path("ansible").rglob("*")):
-    if not link.is_symlink() or "collections" in link.parts or "molecule" in link.parts:
+    if not link.is_symlink() or "molecule" in link.parts:
         continue
     target = link.resolve()
     if target.is_relative_to(root):
@@ -200,8 +217,8 @@ else
 fi
 
 section "the collection's inventory filters, and a role's own pre-flight (ansible-playbook, no host)"
-# The repository's collection, through collections/ (the link back to ansible/).
-export ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections"
+# The repository's collection, through collections/ (its link to ansible/).
+export ANSIBLE_COLLECTIONS_PATH="$ROOT/collections"
 # Its log (which shows the refusal the playbook provokes and ignores) only when it fails.
 if ansible-playbook -i tests/ansible/inventory/split.yml tests/ansible/inventory_filters.yml >"$WORK/filters.log" 2>&1; then
   pass "pool_members and scrape_targets on a real inventory (tests/ansible/inventory_filters.yml)"
@@ -220,7 +237,7 @@ section "ansible-lint (production profile), as ansible/README.md tells a contrib
 # roles, the Molecule scenarios), run exactly as ansible/README.md writes it: `cd ansible &&
 # ansible-lint`, in the contributor's environment (none of this script's ANSIBLE_* settings). The
 # scenarios' converge playbooks import fox_avatar.deploy.site: ansible/ansible.cfg's collections_path
-# finds it through collections/, the link back to ansible/.
+# finds it through the repository's collections/ (its link to ansible/, outside the collection).
 if (unset $(compgen -e | grep '^ANSIBLE_'); cd ansible && ansible-lint 2>&1) | tee "$WORK/lint.log" | tail -n 5 \
    && grep -q 'Profile .production. was required, and it passed' "$WORK/lint.log"; then
   pass "cd ansible && ansible-lint: the production profile reports nothing"
