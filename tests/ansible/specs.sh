@@ -8,10 +8,15 @@
 #  - `ansible-doc -t filter` documents every filter of plugins/filter/*.py (plugins/filter/NAME.yml);
 #  - fox_avatar_common's tasks/ship.yml (its plan: the filter fox_avatar.deploy.ship_plan) ships a
 #    directory to this machine as it should (tests/ansible/ship/*.yml, connection local);
+#  - no link in ansible/ loops back into it (collections/, beside it, finds the collection);
+#  - every role's vars/main.yml holds constants (no Jinja), and no handler is a set_fact;
 #  - no role's meta/main.yml or defaults describe the image-name rule that images/names.regex
 #    held before it was removed;
 #  - the collection's tarball (ansible-galaxy collection build ansible/) carries a copy of each file
 #    the roles link to outside ansible/ (nginx/, monitoring/, app/jvm.options), equal to its source;
+#  - galaxy.yml declares the collections the roles use besides ansible.builtin, and they suffice: the
+#    tarball, installed beside only those (copied from the `ansible` package's bundle), runs
+#    fox_avatar_tls here; left out one by one, the install and the run fail naming it;
 #  - the collection's inventory filters give the pool and the scrape targets a real inventory asks
 #    for, and a role in a playbook of your own runs its pre-flight checks itself;
 #  - ansible-lint's production profile reports nothing on the collection (galaxy.yml, the playbook,
@@ -48,11 +53,11 @@ section "ansible-doc -t filter documents every filter the collection exports"
 # The filters each plugins/filter/*.py exports (its FilterModule, imported as Ansible would, through
 # collections/); each needs plugins/filter/NAME.yml, without which ansible-doc has nothing to show.
 mkdir -p "$WORK/home"
-filter_doc() { HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections" ansible-doc -t filter "$@"; }
+filter_doc() { HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/collections" ansible-doc -t filter "$@"; }
 filters=$(python - <<'PY'
 import importlib, sys
 from pathlib import Path
-sys.path.insert(0, "ansible/collections")
+sys.path.insert(0, "collections")
 for py in sorted(Path("ansible/plugins/filter").glob("*.py")):
     mod = importlib.import_module(f"ansible_collections.fox_avatar.deploy.plugins.filter.{py.stem}")
     print(*sorted(mod.FilterModule().filters()))
@@ -74,7 +79,7 @@ section "fox_avatar_common's ship.yml ships a directory to this machine (tests/a
 for book in ship_check_mode.yml ship_cases.yml; do
   opts=(); [ "$book" = ship_check_mode.yml ] && opts=(--check)
   mkdir -p "$WORK/${book%.yml}"
-  if HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections" ansible-playbook "${opts[@]}" \
+  if HOME="$WORK/home" ANSIBLE_COLLECTIONS_PATH="$ROOT/collections" ansible-playbook "${opts[@]}" \
        -i localhost, -e work="$WORK/${book%.yml}" "tests/ansible/ship/$book" >"$WORK/$book.log" 2>&1; then
     pass "ansible-playbook ${opts[*]}${opts:+ }tests/ansible/ship/$book: every case, checks: $(grep -c '^TASK \[Check' "$WORK/$book.log")"
   else
@@ -86,6 +91,31 @@ done
 section "no role describes the removed image-name rule"
 check "no meta/main.yml or defaults/main.yml mentions names.regex or an image-name rule" \
   eval "! grep -rEil 'names\.regex|image-name rule' ansible/roles/*/meta ansible/roles/*/defaults"
+
+section "vars/main.yml holds constants, handlers act"
+# ansible/README.md ("Roles"): what follows a setting or a task's result is a task's fact or vars,
+# never a role var computed behind the tasks' back; a handler restarts, reloads or checks, it does
+# not leave a note for the tasks to act on.
+check "no role's vars/main.yml computes (no Jinja in roles/*/vars/main.yml)" \
+  eval "! grep -nE '\\{\\{|\\{%' ansible/roles/*/vars/main.yml"
+check "no role's handler only sets a fact (ansible.builtin.set_fact in roles/*/handlers/main.yml)" \
+  eval "! grep -n 'set_fact' ansible/roles/*/handlers/main.yml"
+
+section "the collection never contains itself"
+# From this checkout the playbook, ansible-lint and these tests find fox_avatar.deploy through the
+# repository's collections/ (ansible/ansible.cfg), a link beside ansible/: a link inside ansible/ to
+# ansible/ or above would be a loop for every tool that walks the tree.
+check "no link in ansible/ points at ansible/ or a directory above it; collections/ finds fox_avatar.deploy" \
+  python - <<'PY'
+import os, sys
+from pathlib import Path
+root = Path("ansible").resolve()
+loops = [os.path.join(d, n) for d, dirs, files in os.walk("ansible") for n in dirs + files
+         if os.path.islink(os.path.join(d, n)) and root.is_relative_to(Path(d, n).resolve())]
+print(*loops, sep="\n")
+linked = Path("collections/ansible_collections/fox_avatar/deploy").resolve() == root
+sys.exit(1 if loops or not linked else 0)
+PY
 
 section "the collection's tarball carries the repository's files (ansible-galaxy collection build)"
 # The roles carry the files every deployment shares (nginx/, monitoring/, app/jvm.options) as links
@@ -100,7 +130,7 @@ root = Path("ansible").resolve()
 tar = tarfile.open(sys.argv[1])
 bad, n = [], 0
 for link in sorted(Path("ansible").rglob("*")):
-    if not link.is_symlink() or "collections" in link.parts or "molecule" in link.parts:
+    if not link.is_symlink() or "molecule" in link.parts:
         continue
     target = link.resolve()
     if target.is_relative_to(root):
@@ -124,9 +154,71 @@ else
   fail "ansible-galaxy collection build ansible/"
 fi
 
+section "the installed collection: the tarball beside only what galaxy.yml declares (no Galaxy)"
+# galaxy.yml's dependencies are exactly the collections the roles, the playbook and the plugins call
+# (a task's module, a filter, a lookup: every ns.coll.NAME besides ansible.builtin)...
+declared=$(python tests/ansible/collection/dependencies.py --declared ansible)
+check "galaxy.yml's dependencies ($(echo $declared)) are the collections the roles, the playbook and the plugins use besides ansible.builtin" \
+  python tests/ansible/collection/dependencies.py ansible
+# ... and they are enough: an empty collections path (nothing else found: not this Python's
+# ansible_collections, nor ~/.ansible), the declared collections copied from the `ansible`
+# package's bundle, then the tarball installed --offline (ansible-galaxy checks the declared ranges
+# against those copies; it never asks Galaxy). fox_avatar_tls, run from there on this machine
+# (tests/ansible/collection/tls_selfsigned.yml), makes its certificate with community.crypto. Each
+# declared collection left out, the same install fails, and with --no-deps the same run fails naming
+# it: the declaration is needed, and this test can fail.
+apt_need python3-cryptography python3-apt   # Debian's Python runs the modules, as on a server
+bundle=$(python -c 'import ansible_collections as c; print(*[p for p in c.__path__ if "site-packages" in p][:1])')
+tarball=$(ls "$WORK"/dist/fox_avatar-deploy-*.tar.gz 2>/dev/null)
+isolated() { # PATH CMD...: CMD with PATH as the only collections path
+  ANSIBLE_COLLECTIONS_SCAN_SYS_PATH=false ANSIBLE_COLLECTIONS_PATH="$1" HOME="$WORK/home" "${@:2}"
+}
+installed() { # NAME LEFT_OUT INSTALL_OPTS...: $WORK/NAME/collections, the declared but LEFT_OUT, then the tarball
+  local name=$1 left_out=$2 dep; shift 2
+  mkdir -p "$WORK/$name/collections/ansible_collections"
+  for dep in $declared; do
+    [ "$dep" = "$left_out" ] && continue
+    mkdir -p "$WORK/$name/collections/ansible_collections/${dep%%.*}"
+    cp -r "$bundle/${dep%%.*}/${dep#*.}" "$WORK/$name/collections/ansible_collections/${dep%%.*}/"
+  done
+  isolated "$WORK/$name/collections" ansible-galaxy collection install "$@" "$tarball" \
+    -p "$WORK/$name/collections" >"$WORK/$name.install.log" 2>&1
+}
+play() { # NAME: run the TLS role from $WORK/NAME/collections (under the machine's apt lock: its
+  # dependency fox_avatar_common refreshes the package index), log $WORK/NAME.log
+  apt_locked isolated "$WORK/$1/collections" ansible-playbook -i localhost, -e work="$WORK/$1" \
+    tests/ansible/collection/tls_selfsigned.yml >"$WORK/$1.log" 2>&1
+}
+if [ -n "$tarball" ] && [ -d "$bundle" ]; then
+  installed all "" --offline
+  check "ansible-galaxy collection install --offline: the tarball's declared ranges met by the copies beside it" \
+    grep -q 'fox_avatar.deploy:.* was installed successfully' "$WORK/all.install.log"
+  check "... the collections path holds fox_avatar.deploy and the declared ones, nothing else" \
+    test "$(cd "$WORK/all/collections/ansible_collections" && ls -d */* | tr / . | sort)" = "$(printf '%s\n' fox_avatar.deploy $declared | sort)"
+  play all
+  check "fox_avatar_tls from the installed collection makes its certificate and key (ansible-playbook tests/ansible/collection/tls_selfsigned.yml)" \
+    eval "grep -Eq '^localhost +: ok=[0-9]+ +changed=[1-9][0-9]* +unreachable=0 +failed=0' '$WORK/all.log' || { tail -n 25 '$WORK/all.log'; false; }"
+  check "... a certificate for the names asked, signed by the key beside it, and the topic fox_avatar_certificate_changed heard" \
+    eval "openssl x509 -in '$WORK/all/tls/fullchain.pem' -noout -ext subjectAltName | grep -q 'DNS:avatar.test, DNS:www.avatar.test' \
+      && test \"\$(openssl x509 -in '$WORK/all/tls/fullchain.pem' -noout -pubkey)\" = \"\$(openssl pkey -in '$WORK/all/tls/privkey.pem' -pubout)\" \
+      && test -f '$WORK/all/certificate_changed'"
+  for dep in $declared; do
+    name=without-$dep
+    installed "$name" "$dep" --offline
+    check "without $dep: ansible-galaxy collection install --offline refuses the tarball, naming it" \
+      grep -q "\* $dep:.* (dependency of fox_avatar.deploy" "$WORK/$name.install.log"
+    rm -rf "$WORK/$name" && installed "$name" "$dep" --offline --no-deps
+    play "$name"
+    check "without $dep (installed --no-deps): the same run fails, naming it" \
+      grep -q "couldn't resolve module/action '$dep\." "$WORK/$name.log"
+  done
+else
+  fail "the installed collection: no tarball (the build above) or no bundled collections ($bundle)"
+fi
+
 section "the collection's inventory filters, and a role's own pre-flight (ansible-playbook, no host)"
-# The repository's collection, through collections/ (the link back to ansible/).
-export ANSIBLE_COLLECTIONS_PATH="$ROOT/ansible/collections"
+# The repository's collection, through collections/ (its link to ansible/).
+export ANSIBLE_COLLECTIONS_PATH="$ROOT/collections"
 # Its log (which shows the refusal the playbook provokes and ignores) only when it fails.
 if ansible-playbook -i tests/ansible/inventory/split.yml tests/ansible/inventory_filters.yml >"$WORK/filters.log" 2>&1; then
   pass "pool_members and scrape_targets on a real inventory (tests/ansible/inventory_filters.yml)"
@@ -145,7 +237,7 @@ section "ansible-lint (production profile), as ansible/README.md tells a contrib
 # roles, the Molecule scenarios), run exactly as ansible/README.md writes it: `cd ansible &&
 # ansible-lint`, in the contributor's environment (none of this script's ANSIBLE_* settings). The
 # scenarios' converge playbooks import fox_avatar.deploy.site: ansible/ansible.cfg's collections_path
-# finds it through collections/, the link back to ansible/.
+# finds it through the repository's collections/ (its link to ansible/, outside the collection).
 if (unset $(compgen -e | grep '^ANSIBLE_'); cd ansible && ansible-lint 2>&1) | tee "$WORK/lint.log" | tail -n 5 \
    && grep -q 'Profile .production. was required, and it passed' "$WORK/lint.log"; then
   pass "cd ansible && ansible-lint: the production profile reports nothing"

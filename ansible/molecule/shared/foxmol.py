@@ -150,8 +150,8 @@ _PLAYBOOK_DIR = re.compile(r"fox_avatar\.deploy: the playbook in (/[^'\"\s]*)")
 def collection_in_use(run: Run) -> Path:
     """The directory the run's site.yml came from, checked to be the one this run must use: the
     installed collection's (under ANSIBLE_COLLECTIONS_PATH, which tests/ansible/molecule.sh points at
-    the tarball it built and installed), not this repository's ansible/ (which collections/ links
-    back to); or, FROM_REPO, the copy of the working tree's ansible/, reached by the README's commands
+    the tarball it built and installed), not this repository's ansible/ (which the repository's
+    collections/ links to); or, FROM_REPO, the copy of the working tree's ansible/, reached by the README's commands
     as written (the log's first lines), not the installed tarball."""
     found = _PLAYBOOK_DIR.findall(run.text)
     assert found, f"{run.log}: no 'fox_avatar.deploy: the playbook in' line (site.yml's first task)"

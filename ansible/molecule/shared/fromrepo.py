@@ -4,7 +4,7 @@ installed tarball's fox_avatar.deploy.site (tests/ansible/molecule.sh gives it t
 A user has a clone of the repository, runs `make build` there, writes ansible/inventory.yml from
 ansible/inventory.example.yml, and types the README's "Deploy with Ansible" commands with their own
 ansible-playbook and their own environment: no ANSIBLE_CONFIG, no ANSIBLE_COLLECTIONS_PATH (ansible.cfg
-is read from ansible/, the working directory; the roles are ansible/'s own, through collections/).
+is read from ansible/, the working directory; the roles are ansible/'s own, through ../collections/).
 
   make_copy(host)        (prepare.yml, through `foxmol.py prepare-repo HOST`) the copy of this working
                          tree in the scenario's ephemeral directory - the files a clone holds and this

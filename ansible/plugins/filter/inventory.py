@@ -2,12 +2,15 @@
 #
 #   APPS | fox_avatar.deploy.pool_members(hostvars, proxies, this_host)
 #        fox_avatar_pool's upstream pool: {"<app host>.conf": "server address:port;"}
+#   MEMBER | fox_avatar.deploy.pool_files(groups, hostvars, this_host)
+#        where each proxy keeps one member's upstream file (fox_avatar_pool's tasks/mark.yml)
 #   GROUPS | fox_avatar.deploy.scrape_targets(hostvars, ports, probe_modules)
 #        fox_avatar_monitoring's file_sd target groups, one list per Prometheus job
 #
 # A host's settings come from its hostvars (inventory, group_vars, -e). A setting the inventory does
 # not give has the default of the role that owns it, read here from that role's defaults/main.yml
-# (one owner: fox_avatar_app's port and /metrics port, fox_avatar_monitoring's listeners' address),
+# (one owner: fox_avatar_app's port and /metrics port, fox_avatar_pool's directory and proxies' group,
+# fox_avatar_monitoring's listeners' address),
 # never written here a second time.
 from functools import cache
 from pathlib import Path
@@ -59,6 +62,17 @@ def pool_members(apps, hostvars, proxies, this_host):
     return members
 
 
+def pool_files(member, groups, hostvars, this_host):
+    """Where each proxy keeps MEMBER's upstream file: one {"proxy", "path"} per host of THIS_HOST's
+    fox_avatar_pool_proxies_group, the path in that proxy's fox_avatar_pool_dir (each setting, when
+    the inventory does not give it, fox_avatar_pool's default)."""
+    group = _setting(hostvars, this_host, "fox_avatar_pool_proxies_group",
+                     role_default("fox_avatar_pool", "fox_avatar_pool_proxies_group"))
+    dir_default = role_default("fox_avatar_pool", "fox_avatar_pool_dir")
+    return [{"proxy": proxy, "path": f"{_setting(hostvars, proxy, 'fox_avatar_pool_dir', dir_default)}/{member}.conf"}
+            for proxy in groups.get(group, [])]
+
+
 def scrape_targets(groups, hostvars, ports, probe_modules):
     """file_sd target groups for fox-avatar-app (every app host's /metrics listener, unless off) and
     fox-avatar-nginx, -mtail, -probe (every proxy's exporters); the label `host` tells hosts apart
@@ -95,4 +109,4 @@ def scrape_targets(groups, hostvars, ports, probe_modules):
 
 class FilterModule:
     def filters(self):
-        return {"pool_members": pool_members, "scrape_targets": scrape_targets}
+        return {"pool_members": pool_members, "pool_files": pool_files, "scrape_targets": scrape_targets}

@@ -31,10 +31,13 @@ from conftest import inventory_hosts, pool, report
 
 APPS = inventory_hosts()["apps"]
 LOADS = {"fresh": ["-c2", "-H", "Connection: close"], "reused": ["-c8"]}
-# The rolling restart's tasks (fox_avatar_app's tasks/main.yml; the marks and reloads are fox_avatar_pool's).
-RELOAD = "fox_avatar.deploy.fox_avatar_pool : Reload Nginx on those proxies"
-MARK = "fox_avatar.deploy.fox_avatar_pool : Mark the host down in the upstream pools, or take the mark off"
-RESTART = "fox_avatar.deploy.fox_avatar_app : Restart fox-avatar"
+# The rolling restart: fox_avatar_app's restart handler (its tasks/restart.yml). The marks and reloads
+# are fox_avatar_pool's tasks/mark.yml, which the handler includes as tasks (a handler cannot include
+# a role), so Ansible names them after fox_avatar_app.
+RELOAD = "fox_avatar.deploy.fox_avatar_app : Reload Nginx on those proxies"
+MARK = "fox_avatar.deploy.fox_avatar_app : Mark the host down in the upstream pools, or take the mark off"
+RESTART = "fox_avatar.deploy.fox_avatar_app : Restart the service"
+HEADING = r"^(?:TASK|RUNNING HANDLER) \["
 FALLBACK_LOG = "/var/log/nginx/fox-avatar/fallback.log"
 
 
@@ -169,7 +172,7 @@ def rolling_order(log: str) -> list[str]:
     ["down", host, "restart", host, "back", host, ...]."""
     out, mark = [], None
     for line in log.splitlines():
-        task = re.match(r"^TASK \[(.*)\]", line)
+        task = re.match(HEADING + r"(.*)\]", line)
         if task:
             title = task[1]
             mark = ("restart" if title == RESTART else
@@ -187,7 +190,7 @@ def time_out_of_pool(log: str) -> dict[str, float]:
     elapsed time under each task's title; the host is the one the mark changed)."""
     out, down, mark, elapsed = {}, {}, None, None
     for line in log.splitlines():
-        title = re.match(rf"^TASK \[{re.escape(MARK)} \| (down|back)\]", line)
+        title = re.match(HEADING + rf"{re.escape(MARK)} \| (down|back)\]", line)
         if title:
             mark, elapsed = title[1], None
         elif line.startswith(("TASK ", "RUNNING HANDLER ", "PLAY ")):
@@ -232,7 +235,7 @@ def test_reused_connections_saw_no_connect_write_or_timeout_error(upgrade):
 
 def test_reused_connections_saw_read_errors_only_at_the_reloads(upgrade):
     """At most one per keep-alive connection (8) and reload."""
-    reloads = len(re.findall(rf"^TASK \[{re.escape(RELOAD)}\]", upgrade.run.text, re.M))
+    reloads = len(re.findall(HEADING + rf"{re.escape(RELOAD)}\]", upgrade.run.text, re.M))
     assert upgrade.loads["reused"].total("read") <= 8 * reloads
 
 
@@ -256,7 +259,7 @@ def test_each_app_host_runs_the_new_jar(upgrade, app):
 
 
 def test_nginx_was_reloaded_never_restarted(upgrade):
-    assert upgrade.run.task_changed(RELOAD)
+    assert upgrade.run.handler_changed(RELOAD)
     assert upgrade.after_nginx_pid == upgrade.before_nginx_pid
 
 
