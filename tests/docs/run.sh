@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make test-docs: the Markdown docs against the repository (tests/docs/test_docs.py): README.md's length,
-# every relative link and #anchor, every repository path, make target and AVATAR_* setting a doc names.
+# every relative link and #anchor, every repository path, make target and AVATAR_* setting a doc names;
+# and the copies of each shared port (tests/docs/test_fact_copies.py).
 # Seconds; needs git and the pinned venv (pytest) only.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."

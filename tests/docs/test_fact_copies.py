@@ -1,0 +1,82 @@
+"""The copies that remain of the project's shared ports (issue 37: "one owner for each port").
+
+Each port has one owner, the file whose value the others should read or be generated from; the
+product files (not tests, not docs) that still write the number themselves are listed here, as
+they are today. The test fails when a copy drifts from its owner (a listed file no longer holds the
+number), when a new copy appears (an unlisted product file holds it), or when the owner changes
+its value without the copies. The register only shrinks: each entry is a place still to make read
+from the owner (docs/architecture.md, "One owner for each fact").
+"""
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# fact: (the value, its owner, the product files that still write it)
+REGISTER = {
+    "the sidecar's port": ("8080", "app/src/main/java/dev/foxavatar/Settings.java", [
+        ".env.example", "ansible/plugins/filter/pool_members.yml", "ansible/roles/fox_avatar_app/defaults/main.yml",
+        "ansible/roles/fox_avatar_app/meta/argument_specs.yml", "app/Dockerfile", "app/aot-train.sh",
+        "docker-compose.yml", "docker-stack.yml", "nginx/Dockerfile", "nginx/fox-avatar.conf.j2"]),
+    "the sidecar's /metrics port": ("8081", "app/src/main/java/dev/foxavatar/Settings.java", [
+        "ansible/roles/fox_avatar_app/defaults/main.yml", "ansible/roles/fox_avatar_app/meta/argument_specs.yml",
+        "app/Dockerfile", "app/aot-train.sh", "monitoring/compose/prometheus.yml",
+        "monitoring/prometheus/fox-avatar.rules.test.yml", "monitoring/prometheus/prometheus.yml",
+        "tools/foxavatar/loopback.py"]),
+    "Nginx's status port": ("8082", "ansible/roles/fox_avatar_nginx/defaults/main.yml", [
+        "ansible/roles/fox_avatar_nginx/meta/argument_specs.yml", "ansible/roles/fox_avatar_nginx/tasks/preflight.yml",
+        "docker-compose.yml", "monitoring/compose/mtail.Dockerfile", "monitoring/compose/nginx-exporter.Dockerfile",
+        "nginx/compose/entrypoint.d/30-site.sh"]),
+    "the fallback feed's port": ("5140", "ansible/roles/fox_avatar_nginx/defaults/main.yml", [
+        "ansible/roles/fox_avatar_nginx/meta/argument_specs.yml", "ansible/roles/fox_avatar_nginx/tasks/preflight.yml",
+        "docker-compose.yml", "monitoring/compose/mtail.Dockerfile", "nginx/compose/entrypoint.d/30-site.sh"]),
+    "nginx-exporter's port": ("9113", "ansible/roles/fox_avatar_monitoring/vars/main.yml", [
+        "ansible/plugins/filter/scrape_targets.yml", "ansible/roles/fox_avatar_monitoring/meta/argument_specs.yml",
+        "docker-compose.yml", "monitoring/compose/nginx-exporter.Dockerfile", "monitoring/compose/prometheus.yml",
+        "monitoring/prometheus/fox-avatar.rules.test.yml", "monitoring/prometheus/prometheus.yml"]),
+    "blackbox_exporter's port": ("9115", "ansible/roles/fox_avatar_monitoring/vars/main.yml", [
+        "ansible/plugins/filter/scrape_targets.yml", "ansible/roles/fox_avatar_monitoring/meta/argument_specs.yml",
+        "monitoring/compose/blackbox.Dockerfile", "monitoring/compose/prometheus.yml",
+        "monitoring/prometheus/prometheus.yml"]),
+    "mtail's port": ("3903", "ansible/roles/fox_avatar_monitoring/vars/main.yml", [
+        "ansible/plugins/filter/scrape_targets.yml", "ansible/roles/fox_avatar_monitoring/meta/argument_specs.yml",
+        "docker-compose.yml", "monitoring/compose/mtail.Dockerfile", "monitoring/compose/prometheus.yml",
+        "monitoring/prometheus/fox-avatar.rules.test.yml", "monitoring/prometheus/prometheus.yml"]),
+    "Prometheus's port": ("9090", "ansible/roles/fox_avatar_monitoring/vars/main.yml", [
+        ".env.example", "ansible/roles/fox_avatar_monitoring/meta/argument_specs.yml", "docker-compose.yml",
+        "monitoring/compose/prometheus.Dockerfile"]),
+}
+
+
+def product_files():
+    """The repository's product files: neither tests nor docs nor Molecule scenarios; links once, as
+    the files they point at."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout.split("\0")
+    for name in listed:
+        if not name or name.startswith(("tests/", "docs/", "app/src/test/", "ansible/molecule/")) \
+                or name.endswith(".md") or os.path.islink(ROOT / name):
+            continue
+        try:
+            yield name, (ROOT / name).read_text(encoding="utf-8")
+        except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
+            continue
+
+
+def holds(text, value):
+    return re.search(r"(?<![0-9A-Za-z_.])" + value + r"(?![0-9A-Za-z_])", text) is not None
+
+
+@pytest.mark.parametrize("fact", sorted(REGISTER))
+def test_each_port_has_its_owner_and_only_its_listed_copies(fact):
+    value, owner, copies = REGISTER[fact]
+    assert holds((ROOT / owner).read_text(encoding="utf-8"), value), \
+        f"{fact}: its owner {owner} no longer holds {value}: change the register with the owner and every copy"
+    found = {name for name, text in product_files() if holds(text, value)}
+    want = {owner, *copies}
+    assert not want - found, f"{fact}: these copies no longer hold {value} (drifted from {owner}): {sorted(want - found)}"
+    assert not found - want, f"{fact}: new copies of {value} (read it from {owner} instead): {sorted(found - want)}"
