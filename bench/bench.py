@@ -42,7 +42,8 @@ from foxbench import benchmark, gate, jdks, limits, report, settings, soak, tune
 from foxbench.workspace import Workspace  # noqa: E402
 from foxbench.machine import describe  # noqa: E402
 from foxbench.processes import die, log  # noqa: E402
-from foxbench.sections import machine_line, soak_figures, table, targets_check  # noqa: E402
+from foxbench.sections import machine_line, table, targets_check  # noqa: E402
+from foxbench.soak_report import soak_figures  # noqa: E402
 
 
 def rerender(raw_file):

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from . import charts, jdks, limits, sections
+from . import charts, jdks, limits, sections, soak_report
 from .processes import log
 from .settings import DOCS, RAW, README
 
@@ -15,7 +15,7 @@ from .settings import DOCS, RAW, README
 # chart (None: none) and the chart's file name. The results also fill the README's markers.
 SECTIONS = {"results": ("bench:results", sections.results_section, charts.results_chart, "bench.png"),
             "tuning": ("bench:tuning", sections.tuning_section, None, None),
-            "soak": ("bench:soak", sections.soak_section, charts.soak_chart, "bench-soak.png"),
+            "soak": ("bench:soak", soak_report.soak_section, charts.soak_chart, "bench-soak.png"),
             "jdks": ("bench:jdks", jdks.section, None, None),
             "limits": ("bench:limits", limits.section, None, None),
             "partial": ("bench:partial", sections.partial_section, None, None)}

@@ -2,7 +2,7 @@
 SOAK_MAX_MINUTES), the sidecar's and Nginx's memory sampled by a thread. Then (issue 36) the compose app
 image alone at the memory limit docker-compose.yml gives it, for SOAK_LIMIT_MINUTES of wrk at c=100 from a
 cold page cache (limits.py), its cgroup's memory and the JVM's RSS sampled. Returns the raw results of the
-soak section; the verdict (sections.soak_figures) fails the run when a request failed or was not a 302,
+soak section; the verdict (soak_report.soak_figures) fails the run when a request failed or was not a 302,
 when the fallback answered, when the sidecar's RSS kept growing (the heap is bounded, so a leak shows
 as steady growth past it), or when the container at its limit was killed or kept growing."""
 import threading
