@@ -1,15 +1,20 @@
 # fox-avatar: the single entry point.
-#   make test    every layer, in order (what CI runs; tests/README.md)
+#   make test    every layer (what CI runs; tests/README.md): the Ansible layer's Molecule runs beside
+#                the other layers (tests/lanes.sh)
 #   make bench   the benchmark (see bench/); make bench-report renders its report again from docs/bench.json
 # Each test layer is also runnable alone and installs what it needs.
 SHELL := /bin/bash
 JAR   := app/target/avatar.jar
 MVN   := mvn -B -q
 
-.PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible bench bench-smoke bench-gate test-bench bench-report \
+.PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible \
+        test-ansible-specs test-molecule bench bench-smoke bench-gate test-bench bench-report \
         build run images clean
 
-test: prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible bench-smoke
+# test-app first: its Maven run writes the jar the Molecule runs ship. Then two lanes (tests/lanes.sh):
+# the Molecule runs in the background, the other layers here, one after the other.
+test: prefetch test-docs test-app
+	tests/lanes.sh test-nginx test-monitoring test-compose test-swarm test-ansible-specs bench-smoke -- test-molecule
 
 # Starts building docker compose v2 (the compose layer's) in the background while the first layers run.
 prefetch:
@@ -48,9 +53,14 @@ test-swarm:
 	tests/swarm/run.sh
 
 # specs.sh (no host: argument specs, generated tables, ansible-lint), then the Molecule scenarios
-# side by side (tests/ansible/molecule.sh; ansible/molecule/*).
-test-ansible: build
+# side by side (tests/ansible/molecule.sh; ansible/molecule/*). make test runs the two halves in
+# different lanes (the Molecule runs are the long one).
+test-ansible: test-ansible-specs test-molecule
+
+test-ansible-specs: build
 	tests/ansible/specs.sh
+
+test-molecule: build
 	tests/ansible/molecule.sh
 
 bench: build

@@ -17,13 +17,8 @@ import os
 import stat
 import unicodedata
 
+from foxavatar.imageset.contract import MAX_PICTURES  # the set's owner says how many, and why
 from photo import Refused, kind_of, open_regular
-
-# At most this many pictures: the keyed pick spreads keys over 10,000 buckets (manifest v2), so a
-# set of 1,000 still gives each picture about 10 buckets (about 0.1 % of the keys each, give or
-# take a third); the Nginx fallback's maps grow with the set too. A folder with more entries is
-# refused in one line, before any is read.
-MAX_PICTURES = 1000
 
 
 def shown(text):

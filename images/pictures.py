@@ -37,11 +37,11 @@ from concurrent.futures.process import BrokenProcessPool
 
 from PIL import Image
 
-from inputs import Bad, check_folders, shown, sources, stable_id
-from photo import Refused, encode_photo, load_square
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
 from foxavatar.imageset.contract import FORMATS, LADDER  # noqa: E402  (the image set's owner)
+from inputs import Bad, check_folders, shown, sources, stable_id  # noqa: E402
+from photo import Refused, encode_photo, load_square  # noqa: E402
 from foxavatar.imageset.files import swap_in  # noqa: E402
 from foxavatar.imageset.manifest import ManifestError  # noqa: E402
 from foxavatar.imageset.writer import ManifestInputError, write_set  # noqa: E402

@@ -9,28 +9,32 @@
 #                      no HTTP/3, the exporters and Prometheus), then the changes (self-signed
 #                      renewal, files mode, a rejected release, own pictures)
 #   default:trixie     the same on Debian 13 (HTTP/3, X25519MLKEM768), then HTTP/3 off and on,
-#                      the access log full, off and back; every run from the repository, as the
-#                      README writes it (FOX_FROM=repo, below)
+#                      the access log full, off and back, a taken /metrics port; every run from
+#                      the repository, as the README writes it (FOX_FROM=repo, below)
 #   split              a proxy and two app hosts; the rolling upgrade under load
 #   acme               acme mode against Pebble, real http-01 validation
 #
-# Two waves: split first, beside the cheap preflight only, so that its rolling upgrade (two wrk loads
-# for the whole run, every answer checked) meets no other run's load: beside four other runs, wrk
-# (at the lowest priority) starved for whole 10-s rounds and a starved JVM missed Nginx's 2-s read
-# timeout (a fallback answer). Then the other three side by side.
+# A queue, not waves: at most MOLECULE_PARALLEL runs (default 2) at once, started in the order
+# below as slots free up: split first (its rolling upgrade under load is over before make test's
+# other lane reaches the benchmark's check, tests/lanes.sh), then the longest, so that the short ones
+# fill the end. Side by side every run is CPU-bound: more at once only stretches each (at 3 the
+# defaults took 21-23 min each). split's rolling upgrade, starved of CPU beside four other runs when
+# its wrk loads were unpaced, paces them (10 ms between a connection's requests).
 #
 # Both ways the docs give to run the playbook are tested. The runs of MOLECULE_FROM_REPO (default
 # default:trixie) get FOX_FROM=repo: the README's commands as written (`make build`, then `cd ansible &&
 # ansible-playbook -i inventory.yml site.yml`) in a copy of this working tree, with the user's own
 # ansible-playbook and environment (ansible/molecule/shared/fromrepo.py). Every other run uses the
 # collection's tarball, built and installed here once (ANSIBLE_COLLECTIONS_PATH, FOX_FROM=tarball).
-# Settings: MOLECULE_SCENARIOS (runs to do, e.g. "split acme" or "default:trixie", "--" between
-# waves; default the waves above); MOLECULE_FROM_REPO (the runs from the repository; only the default
-# scenario has that path); FOX_MOLECULE_PREFIX names the containers and networks (default foxmol);
+# Settings: MOLECULE_SCENARIOS (runs to do, in order, e.g. "split acme" or "default:trixie"; default
+# the queue below); MOLECULE_PARALLEL (runs at once, default 2); MOLECULE_FROM_REPO (the runs from
+# the repository; only the default scenario has that path); FOX_MOLECULE_PREFIX names the containers and networks (default foxmol);
 # MOLECULE_KEEP=1 keeps the hosts of a failed run (--destroy never) and its ephemeral directory, for
 # debugging.
 . "$(dirname "$0")/lib.sh"
-RUNS=(${MOLECULE_SCENARIOS:-split preflight -- default:bookworm default:trixie acme})
+RUNS=(${MOLECULE_SCENARIOS:-split default:trixie default:bookworm acme preflight})
+PARALLEL=${MOLECULE_PARALLEL:-2}
+[[ $PARALLEL =~ ^[1-9][0-9]*$ ]] || die "MOLECULE_PARALLEL: '$PARALLEL' is not a positive number"
 FROM_REPO=" ${MOLECULE_FROM_REPO-default:trixie} "
 
 section "prerequisites"
@@ -77,20 +81,15 @@ run_one() { # RUN (scenario[:suite]) -> $WORK/NAME.log, its exit code in $WORK/N
   echo "molecule test -s $scenario${suite:+ (FOX_SUITE=$suite)} (FOX_FROM=$from): exit $rc, $((SECONDS - t)) s" | tee -a "$WORK/$name.log"
 }
 
-wave() { # RUN...: side by side, until the last has ended
-  local run pids=()
-  [ $# -gt 0 ] || return 0
-  section "molecule test, $# side by side: $*"
-  for run in "$@"; do run_one "$run" & pids+=($!); done
-  wait "${pids[@]}"
-}
-runs=()
-for run in "${RUNS[@]}" --; do
-  if [ "$run" = -- ]; then wave "${runs[@]}"; runs=(); else runs+=("$run"); fi
+section "molecule test: ${RUNS[*]}, at most $PARALLEL at once"
+for run in "${RUNS[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$PARALLEL" ]; do wait -n; done
+  echo "$(date +%T) start: $run"
+  run_one "$run" &
 done
+wait
 
 for run in "${RUNS[@]}"; do
-  [ "$run" = -- ] && continue
   name=${run//:/-}
   section "molecule: $run"
   # the verifier's test lines and summaries, each playbook run's time, the recaps, the verdict

@@ -6,7 +6,7 @@
 PASSED=0
 FAILED=0
 FAILURES=()
-section() { printf '\n==================== %s ====================\n' "$*"; }
+section() { printf '\n==================== %s (at %d s) ====================\n' "$*" "$SECONDS"; }
 pass() { PASSED=$((PASSED + 1)); echo "PASS  $*"; }
 fail() { FAILED=$((FAILED + 1)); FAILURES+=("$*"); echo "FAIL  $*"; }
 check() {

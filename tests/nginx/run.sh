@@ -25,4 +25,5 @@ source tools/venv.sh
 paths=()
 [ -d tests/images ] && paths+=(tests/images)
 paths+=(tests/stack tests/nginx)
-exec python -m pytest -p no:cacheprovider -q -rfEs "${paths[@]}" "$@"
+# --durations: the slowest tests, in the log (where the layer's time goes)
+exec python -m pytest -p no:cacheprovider -q -rfEs --durations=12 "${paths[@]}" "$@"

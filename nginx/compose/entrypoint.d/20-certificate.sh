@@ -8,11 +8,15 @@
 #     fullchain.pem + privkey.pem                used as they are when both exist (your own
 #                                                certificate; the key must be readable by uid 33)
 #     neither exists                             a self-signed certificate for AVATAR_TLS_NAMES is
-#                                                generated (ECDSA P-256, 365 days) and kept there
+#                                                generated (ECDSA P-256, SELFSIGNED_DAYS) and kept
+#                                                there
 #     a generated one whose names changed or     is generated again
-#     that expires within 30 days
-# (The one self-signed policy of every deployment: nginx/README.md, "The self-signed certificate".)
+#     that expires within SELFSIGNED_RENEW_DAYS
+# (The one self-signed policy of every deployment: nginx/README.md, "The self-signed certificate";
+# its days are nginx/selfsigned.env's, which the TLS role reads too.)
 set -euo pipefail
+# shellcheck source=nginx/selfsigned.env
+. /usr/local/lib/fox-avatar/nginx/selfsigned.env
 
 tls=$NGINX_TLS_DIR
 cert=$tls/fullchain.pem
@@ -25,7 +29,7 @@ self_signed() {
   echo "nginx-entrypoint: generating a self-signed certificate for: ${names[*]}" >&2
   (
     umask 077
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 365 \
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days "$SELFSIGNED_DAYS" \
       -subj "/CN=${names[0]}" -addext "subjectAltName=$NGINX_TLS_SAN" \
       -addext "basicConstraints=critical,CA:FALSE" -addext "keyUsage=critical,digitalSignature" \
       -addext "extendedKeyUsage=serverAuth" \
@@ -46,7 +50,7 @@ fi
 
 if [[ -e $cert && -e $key ]]; then
   if [[ -e $marker ]] && { [[ $(<"$marker") != "${names[*]}" ]] \
-       || ! openssl x509 -in "$cert" -noout -checkend $((30 * 86400)) >/dev/null; }; then
+       || ! openssl x509 -in "$cert" -noout -checkend $((SELFSIGNED_RENEW_DAYS * 86400)) >/dev/null; }; then
     self_signed
   fi
 elif [[ -e $cert || -e $key ]]; then

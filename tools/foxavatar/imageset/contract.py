@@ -28,6 +28,13 @@ PART = 0xFFFFFFFF // BUCKETS        # 429496: split_clients' width of a 0.01 % p
 GRAVATAR_DEFAULT = 80
 GRAVATAR_MAX = 2048
 
+# At most this many pictures in a set `make images SRC=` makes (images/inputs.py refuses a folder
+# with more entries, in one line, before any is read): the keyed pick spreads keys over BUCKETS, so
+# a set of 1,000 still gives each picture about 10 buckets (about 0.1 % of the keys each, give or
+# take a third); the Nginx fallback's maps grow with the set too. (MAX_FOX, below, is what a reader
+# of any manifest accepts.)
+MAX_PICTURES = 1000
+
 # What a reader accepts (both readers check the same bounds): they keep the sidecar's start-up
 # tables small and Nginx's split_clients shares non-zero.
 MAX_FOX = 9999             # pictures

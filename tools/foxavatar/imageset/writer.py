@@ -43,8 +43,8 @@ import re
 from collections import defaultdict
 
 from .buckets import table
-from .contract import (DEFAULT_SIZE, FORMATS, HASH_HEX, KEY_MAX_LENGTH, KEYED_MAX_AGE, LADDER,
-                       MANIFEST, SUBDIR, accept_regex)
+from .contract import (BUCKETS, DEFAULT_SIZE, FORMATS, HASH_HEX, KEY_MAX_LENGTH, KEYED_MAX_AGE, LADDER,
+                       MANIFEST, PART, SUBDIR, accept_regex)
 
 PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
 
@@ -70,10 +70,10 @@ HEADER = f"""\
 #   legacy  PATH  FOX  SIZE  FORMAT
 #       optional: the old flat URLs (same bytes as the picture's image of that size and format), still
 #       served, never redirected to.
-#   buckets  F0 F1 ... F9999
-#       one line: the picture of each of 10,000 key buckets (space-separated). A key's bucket is
-#       min(h / 429496, 9999) for h the unsigned 32-bit MurmurHash2 of the key (Nginx split_clients
-#       with 10,000 parts of 0.01 %). Made by rendezvous hashing over the pictures' stable ids
+#   buckets  F0 F1 ... F{BUCKETS - 1}
+#       one line: the picture of each of {BUCKETS:,} key buckets (space-separated). A key's bucket is
+#       min(h / {PART}, {BUCKETS - 1}) for h the unsigned 32-bit MurmurHash2 of the key (Nginx split_clients
+#       with {BUCKETS:,} parts of {100 / BUCKETS:g} %). Made by rendezvous hashing over the pictures' stable ids
 #       (tools/foxavatar/imageset/buckets.py): adding a picture moves only the buckets it wins, removing one
 #       only its own.
 """

@@ -115,3 +115,12 @@ def fingerprint(cert: bytes | x509.Certificate) -> str:
 
 def lifetime_days(cert: x509.Certificate) -> int:
     return (cert.not_valid_after_utc - cert.not_valid_before_utc).days
+
+
+# What a real run leaves on the host (tests/fresh: none of it on a fresh host, nor after check mode).
+OUR_PACKAGES = ["nginx", "default-jre-headless", "prometheus", "prometheus-nginx-exporter", "mtail",
+                "prometheus-blackbox-exporter"]
+OUR_PATHS = ["/etc/systemd/system/fox-avatar.service", "/etc/ssl/fox-avatar", "/etc/nginx/fox-avatar",
+             "/etc/nginx/fox-avatar-releases", "/opt/fox-avatar", "/etc/logrotate.d/fox-avatar",
+             "/var/log/nginx/fox-avatar", "/etc/default/prometheus-nginx-exporter", "/etc/mtail",
+             "/etc/prometheus"]

@@ -8,8 +8,11 @@ in Host): "fresh", a new connection (TCP + TLS) per request, as a page embedding
 "reused", 8 keep-alive connections. Each reload makes Nginx's old workers close their idle
 keep-alive connections, and a request the client sent in that instant meets a closed connection (a
 socket error, which browsers retry: RFC 9112 9.3.1); so "reused" may see at most one read error per
-connection and reload, and nothing else. wrk runs at the lowest CPU priority: the load fills
-whatever the playbook leaves of the machine.
+connection and reload, and nothing else. The loads are paced (wrk-report.lua's delay=10: 10 ms
+between a connection's requests, as the Swarm test's), so they take a few percent of the machine
+from the scenarios that run beside this one (tests/ansible/molecule.sh), and run at the normal CPU
+priority: at the lowest, beside other runs, wrk starved for whole 10-s rounds (a round that
+answered nothing, with no error).
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ from conftest import inventory_hosts, pool, report
 
 APPS = inventory_hosts()["apps"]
 LOADS = {"fresh": ["-c2", "-H", "Connection: close"], "reused": ["-c8"]}
+PACE_MS = 10   # between a connection's requests: at most 200 fresh and 800 kept-alive requests a second
 # The rolling restart: fox_avatar_app's restart handler (its tasks/restart.yml). The marks and reloads
 # are fox_avatar_pool's tasks/mark.yml, which the handler includes as tasks (a handler cannot include
 # a role), so Ansible names them after fox_avatar_app.
@@ -52,8 +56,8 @@ class Load:
     def run(self, url: str, site: str, stop: threading.Event) -> None:
         while not stop.is_set():
             start = time.monotonic()
-            res = subprocess.run(["nice", "-n", "19", "wrk", "-t1", *self.args, "-d10s", "-H", f"Host: {site}",
-                                  "-s", str(foxmol.REPO / "bench" / "wrk-report.lua"), url, "--", "count"],
+            res = subprocess.run(["wrk", "-t1", *self.args, "-d10s", "-H", f"Host: {site}",
+                                  "-s", str(foxmol.REPO / "bench" / "wrk-report.lua"), url, "--", "count", f"delay={PACE_MS}"],
                                  capture_output=True, text=True, check=False)
             self.output.append(res.stdout + res.stderr)
             found = re.search(r"^WRKJSON (.*)$", res.stdout, re.M)

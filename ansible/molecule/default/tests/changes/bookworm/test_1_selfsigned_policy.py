@@ -53,13 +53,13 @@ def short_lived(key_pem: str, days: int) -> x509.Certificate:
 
 
 @pytest.fixture(scope="module")
-def renewal(host_name, generated):
+def renewal(host_name, generated, proxy_only):
     """A certificate with 20 days left put in place (and served), then a converge."""
     short = short_lived(foxmol.host_exec(host_name, "cat", KEY), 20)
     foxmol.docker("exec", "-i", host_name, "sh", "-c", f"cat >{CERT}",
                   input=short.public_bytes(serialization.Encoding.PEM).decode())
     foxmol.host_exec(host_name, "systemctl", "reload", "nginx")
-    run = foxmol.playbook("selfsigned-renewal")
+    run = foxmol.playbook("selfsigned-renewal", env=proxy_only)
     renewed = probes.certificate(foxmol.host_exec(host_name, "cat", CERT))
     return SimpleNamespace(run=run, short=short, renewed=renewed)
 

@@ -7,8 +7,8 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def files_converge(files_mode):
-    return foxmol.playbook("files-mode", "--diff", extra_vars=files_mode["vars"])
+def files_converge(files_mode, proxy_only):
+    return foxmol.playbook("files-mode", "--diff", env=proxy_only, extra_vars=files_mode["vars"])
 
 
 def test_files_mode_converge_succeeds(files_converge):
@@ -24,6 +24,6 @@ def test_https_verifies_against_the_provided_ca(files_converge, files_mode, addr
     assert probes.https_code(addr, files_mode["ca"], "/") == "302"
 
 
-def test_files_mode_second_converge_reports_changed_0(files_converge, files_mode):
-    run = foxmol.playbook("files-mode-again", extra_vars=files_mode["vars"])
+def test_files_mode_second_converge_reports_changed_0(files_converge, files_mode, proxy_only):
+    run = foxmol.playbook("files-mode-again", env=proxy_only, extra_vars=files_mode["vars"])
     assert run.unchanged, run.excerpt()

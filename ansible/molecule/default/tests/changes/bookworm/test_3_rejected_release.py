@@ -25,9 +25,9 @@ def before(host_name):
 
 
 @pytest.fixture(scope="module")
-def rejected(host_name, addr, files_mode, before):
+def rejected(host_name, addr, files_mode, before, proxy_only):
     """The run with a server name nginx -t rejects, and what the host looks like right after."""
-    run = foxmol.playbook("rejected-release", extra_vars={
+    run = foxmol.playbook("rejected-release", env=proxy_only, extra_vars={
         **files_mode["vars"], "fox_avatar_nginx_server_names": ["avatar.test;bogus_directive"]})
     ca = files_mode["ca"]
     return SimpleNamespace(
@@ -62,9 +62,9 @@ def test_nginx_keeps_serving_after_the_rejected_release(rejected):
 
 
 @pytest.fixture(scope="module")
-def good(host_name, addr, files_mode, rejected):
+def good(host_name, addr, files_mode, rejected, proxy_only):
     """The next run with a good change (the images' cache lifetime), and the host right after."""
-    run = foxmol.playbook("good-release", "--diff",
+    run = foxmol.playbook("good-release", "--diff", env=proxy_only,
                           extra_vars={**files_mode["vars"], "fox_avatar_nginx_images_max_age": 3600})
     ca = files_mode["ca"]
     releases = foxmol.host_exec(host_name, "find", RELEASES, "-mindepth", "1", "-maxdepth", "1",

@@ -1,15 +1,10 @@
-"""Check mode on the fresh host: `--check --diff` runs through,
-shows the Nginx release it would make live, and installs and writes nothing."""
+"""Check mode on the fresh Debian 13 host, as the README's commands run it from the repository:
+`--check --diff` runs through, shows the Nginx release it would make live, and installs and writes
+nothing. (One suite runs it: a check-mode run costs as much as a converge, and its paths are the
+same on both releases; the Debian 12 suite checks its host is fresh, tests/fresh/bookworm.)"""
 import foxmol
 import pytest
-
-# What a real run leaves on the host: none of it may exist after check mode.
-PACKAGES = ["nginx", "default-jre-headless", "prometheus", "prometheus-nginx-exporter", "mtail",
-            "prometheus-blackbox-exporter"]
-PATHS = ["/etc/systemd/system/fox-avatar.service", "/etc/ssl/fox-avatar", "/etc/nginx/fox-avatar",
-         "/etc/nginx/fox-avatar-releases", "/opt/fox-avatar", "/etc/logrotate.d/fox-avatar",
-         "/var/log/nginx/fox-avatar", "/etc/default/prometheus-nginx-exporter", "/etc/mtail",
-         "/etc/prometheus"]
+from probes import OUR_PACKAGES as PACKAGES, OUR_PATHS as PATHS
 
 
 @pytest.fixture(scope="module")
