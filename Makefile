@@ -11,9 +11,10 @@ MVN   := mvn -B -q
         test-ansible-specs test-molecule bench bench-smoke bench-gate test-bench bench-report \
         build run images clean
 
-# test-app first: its Maven run writes the jar the Molecule runs ship. Then two lanes (tests/lanes.sh):
-# the Molecule runs in the background, the other layers here, one after the other.
-test: prefetch test-docs test-app
+# test-app first: its Maven run writes the jar the Molecule runs ship (and needs no venv: prefetch
+# installs it meanwhile). Then two lanes (tests/lanes.sh): the Molecule runs in the background, the
+# other layers here, one after the other.
+test: prefetch test-app test-docs
 	tests/lanes.sh test-nginx test-monitoring test-compose test-swarm test-ansible-specs bench-smoke -- test-molecule
 
 # Starts building docker compose v2 (the compose layer's) in the background while the first layers run.

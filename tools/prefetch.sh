@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test's head start (the first step of `make test`): makes, in the background while the first layers
-# run, the one-time things later layers need: docker compose v2 (the compose layer; Debian 13's package,
+# run, the one-time things later layers need: the venv, docker compose v2 (the compose layer; Debian 13's package,
 # tools/docker.sh compose_v2_ready), the Ansible layer's Debian 12 and 13 systemd host images (debootstrap:
 # mostly downloads) and Pebble (built from its Go module: minutes of a fresh 2-core machine). Nothing is
 # skipped or trusted: each layer still calls the same tools/docker.sh functions, which wait for the lock a
@@ -17,3 +17,7 @@ setsid nohup bash -c '. tools/docker.sh && docker_engine_ready && compose_v2_rea
     && systemd_image_ready bookworm && systemd_image_ready trixie && pebble_ready >/dev/null && echo "prefetch: done"' \
   >.cache/prefetch.log 2>&1 </dev/null &
 echo "prefetch: docker compose v2, the systemd host images and Pebble in the background, pid $! (log .cache/prefetch.log)"
+# The pinned Python tools (.venv) too, while make test's first layer (Maven) runs: tools/venv.sh holds
+# its lock while it installs, so a layer that needs them waits for it and then checks them itself.
+setsid nohup bash -c '. tools/venv.sh && echo "prefetch: venv done"' >.cache/prefetch-venv.log 2>&1 </dev/null &
+echo "prefetch: the venv in the background, pid $! (log .cache/prefetch-venv.log)"
