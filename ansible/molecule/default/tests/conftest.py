@@ -80,6 +80,12 @@ def server_ca_module(host_name):
 
 
 @pytest.fixture(scope="session")
+def server_ca_session(host_name):
+    """The same, read once for a stage whose runs keep the certificate (tests/changes/trixie)."""
+    return _server_ca(host_name)
+
+
+@pytest.fixture(scope="session")
 def files_mode():
     """files mode's settings with a certificate made here (a test CA and a leaf for the site):
     {"vars": the extra vars, "ca": the CA's file, "cert": the leaf's file}. The changes after files

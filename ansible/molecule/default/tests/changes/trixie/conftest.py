@@ -33,33 +33,25 @@ def http3_seen(host_name, addr, network, ca):
 
 
 @pytest.fixture(scope="session")
-def changes_ca(host_name):
-    """The host's certificate as converged (these runs keep it), for the clients."""
-    path = foxmol.workdir("certs") / f"{host_name}-changes.pem"
-    path.write_text(foxmol.host_exec(host_name, "cat", "/etc/ssl/fox-avatar/fullchain.pem") + "\n")
-    return path
-
-
-@pytest.fixture(scope="session")
 def nginx_pid_before(host_name):
     return foxmol.nginx_pid(host_name)
 
 
 @pytest.fixture(scope="session")
-def proxy_1(host_name, addr, network, changes_ca, nginx_pid_before, proxy_only):
+def proxy_1(host_name, addr, network, server_ca_session, nginx_pid_before, proxy_only):
     run = foxmol.playbook("proxy-1-http3-off-log-full", env=proxy_only, extra_vars={
         "fox_avatar_nginx_http3": False, "fox_avatar_nginx_access_log": "full"})
-    http3 = http3_seen(host_name, addr, network, changes_ca)
+    http3 = http3_seen(host_name, addr, network, server_ca_session)
     visit = logprobe.Visit("full-8d41b0")
     answers = logprobe.visit(host_name, visit)
     return SimpleNamespace(run=run, http3=http3, visit=visit, answers=answers, logs=logprobe.logs(host_name))
 
 
 @pytest.fixture(scope="session")
-def proxy_2(host_name, addr, network, changes_ca, proxy_1, proxy_only):
+def proxy_2(host_name, addr, network, server_ca_session, proxy_1, proxy_only):
     run = foxmol.playbook("proxy-2-http3-on-log-off", env=proxy_only,
                           extra_vars={"fox_avatar_nginx_access_log": "off"})
-    http3 = http3_seen(host_name, addr, network, changes_ca)
+    http3 = http3_seen(host_name, addr, network, server_ca_session)
     visit = logprobe.Visit("off-c7e2f9")
     before = {name: logprobe.lines(host_name, name) for name in ("access.log", "fallback.log")}
     answers = logprobe.visit(host_name, visit)
@@ -69,7 +61,7 @@ def proxy_2(host_name, addr, network, changes_ca, proxy_1, proxy_only):
 
 
 @pytest.fixture(scope="session")
-def port_taken(host_name, addr, changes_ca, proxy_2):
+def port_taken(host_name, addr, server_ca_session, proxy_2):
     # another service holding the port, as a unit of its own (stopped below)
     foxmol.host_exec(host_name, "systemd-run", "--unit", "fox-test-port-holder", "--quiet",
                      "python3", "-m", "http.server", str(TAKEN), "--bind", "127.0.0.1")
@@ -79,7 +71,7 @@ def port_taken(host_name, addr, changes_ca, proxy_2):
         run = foxmol.playbook("port-taken", extra_vars={"fox_avatar_app_metrics_port": TAKEN,
                                                         "fox_avatar_app_health_timeout": 5,
                                                         "fox_avatar_nginx_access_log": "off"})
-        front = probes.https_code(addr, changes_ca, "/")
+        front = probes.https_code(addr, server_ca_session, "/")
     finally:
         foxmol.host_exec(host_name, "systemctl", "stop", "fox-test-port-holder", check=False)
     return SimpleNamespace(run=run, front=front, port=TAKEN)
