@@ -114,6 +114,14 @@ class Jvm:
                 self.proc.wait(timeout=30)
 
 
+def refusal(logfile, default="exited before answering"):
+    """The JVM's own reason from its log: its first `[error]` line (JDK 25's AOT errors say why there,
+    then end on "Unable to use AOT cache."), else its last line."""
+    said = [x.strip() for x in logfile.read_text(errors="replace").splitlines() if x.strip()]
+    errors = [x.split("]", 3)[-1].strip() if x.startswith("[") else x for x in said if "[error]" in x]
+    return errors[0] if errors else (said[-1] if said else default)
+
+
 def load(port, duration):
     url = f"http://{HOST}:{port}{AVATAR_PATH}"
     return TOOLS["wrk"].run(url, CONC, duration, headers={"Accept": CHROMIUM_ACCEPT})
@@ -149,8 +157,7 @@ def run(ws, m):
                 j.stop()
             path = tmp / Path(arch).name
             if not path.exists():  # a result, not a failure: this JDK cannot make that archive so
-                said = [x for x in (tmp / f"{j.name}.log").read_text(errors="replace").splitlines() if x.strip()]
-                s["error"] = said[-1] if said else "no archive written"
+                s["error"] = refusal(tmp / f"{j.name}.log", "no archive written")
                 log(f"JDK {jdk} {key}: no archive: {s['error']}")
                 sets.append(s)
                 continue
@@ -162,9 +169,16 @@ def run(ws, m):
     runs = [s for s in sets if "error" not in s]
     for r in range(ROUNDS):
         for s in runs[r % len(runs):] + runs[:r % len(runs)]:
+            if "error" in s:
+                continue
             j = Jvm(tmp, s["jdk"], s["run_flags"], f"{s['jdk']}-{s['key']}", s["java"])
             try:
-                wall, cpu = j.ready()
+                try:
+                    wall, cpu = j.ready()
+                except RuntimeError:  # the JVM refused its archive at start (a result: the row says so)
+                    s["error"] = refusal(tmp / f"{j.name}.log")
+                    log(f"JDK {s['jdk']} {s['key']}: refused to start: {s['error']}")
+                    continue
                 s["startups"].append(wall)
                 s["cpus"].append(cpu)
                 s["rps"].append(load(j.port, duration)["rps"])
