@@ -11,7 +11,7 @@
 # A lane stops at its first failing target, as make does; the other lane runs to its end (one CI
 # run tells about both). Exit 0 when every target passed, else 1.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 fg=() bg=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do fg+=("$1"); shift; done
@@ -34,11 +34,18 @@ lane() { # TARGET...: make each in turn, stop at the first that fails; one line 
 
 log=$(mktemp /tmp/fox-lane.XXXXXX.log)
 echo "lanes: ${bg[*]} in the background from $(date +%T), its output in $log (printed when it ends)"
+# Each lane in a process group of its own (set -m), so that an interrupt or a TERM of this script
+# (Ctrl-C, a CI timeout) stops both lanes and everything they started, at once: bash runs a trap
+# only between commands, so this script waits for its lanes instead of running one itself.
+set -m
 lane "${bg[@]}" >"$log" 2>&1 &
 bgpid=$!
-trap 'kill -- -$bgpid 2>/dev/null; kill $bgpid 2>/dev/null' INT TERM
+lane "${fg[@]}" &
+fgpid=$!
+set +m
+trap 'echo "lanes: interrupted: stopping both lanes" >&2; kill -- -$fgpid -$bgpid 2>/dev/null' INT TERM
 
-lane "${fg[@]}"
+wait "$fgpid"
 fgrc=$?
 if kill -0 "$bgpid" 2>/dev/null; then
   echo "lanes: ${fg[*]} done at $(date +%T); waiting for ${bg[*]}"

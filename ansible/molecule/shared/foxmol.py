@@ -13,6 +13,8 @@ here reads them.
                                   inventory.yml site.yml` as the README writes them, ARGS added; a Run
   ENV                             variables every playbook run of this pytest session gets (a stage's
                                   conftest sets them, e.g. ANSIBLE_SKIP_TAGS)
+  PROXY_ONLY                      the env= of a run that changes a proxy setting alone: as an admin
+                                  runs one, `--skip-tags fox_avatar_app,fox_avatar_monitoring`
   collection_in_use(run)          where the run's playbook came from, checked to be the one this run
                                   must use: the installed tarball's (ANSIBLE_COLLECTIONS_PATH), or
                                   (FROM_REPO) the copy's ansible/, through the README's commands
@@ -51,6 +53,7 @@ REPO = Path(__file__).resolve().parents[3]
 ANSIBLE_DIR = REPO / "ansible"
 FROM_REPO = os.environ.get("FOX_FROM", "tarball") == "repo"
 ENV: dict[str, str] = {}
+PROXY_ONLY = {"ANSIBLE_SKIP_TAGS": "fox_avatar_app,fox_avatar_monitoring"}
 RECAP = re.compile(
     r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
 

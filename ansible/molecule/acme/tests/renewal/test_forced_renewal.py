@@ -1,6 +1,6 @@
 """A forced renewal inside the host, as certbot.timer runs it (certbot.service's environment, the
 CA bundle drop-in): the deploy hook installs the new certificate and reloads Nginx by itself;
-the next converge changes nothing and keeps it."""
+the next converge (a proxy setting's run: foxmol.PROXY_ONLY) changes nothing and keeps it."""
 import subprocess
 
 import pytest
@@ -27,7 +27,7 @@ def renewal():
 @pytest.fixture(scope="module")
 def converge_after(renewal):
     served = serial_of(NAME)
-    return served, foxmol.playbook("converge-after-renewal", extra_vars=BOTH_NAMES)
+    return served, foxmol.playbook("converge-after-renewal", extra_vars=BOTH_NAMES, env=foxmol.PROXY_ONLY)
 
 
 def test_certbot_renew_force_renewal_succeeds(renewal):

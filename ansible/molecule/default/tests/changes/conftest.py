@@ -14,7 +14,7 @@ foxmol.ENV["ANSIBLE_SKIP_TAGS"] = "fox_avatar_monitoring"
 @pytest.fixture(scope="session")
 def proxy_only():
     """The environment of a run that changes a proxy setting alone."""
-    return {"ANSIBLE_SKIP_TAGS": "fox_avatar_app,fox_avatar_monitoring"}
+    return foxmol.PROXY_ONLY
 
 
 @pytest.fixture(scope="session")
