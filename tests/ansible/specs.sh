@@ -10,6 +10,9 @@
 #    directory to this machine as it should (tests/ansible/ship/*.yml, connection local);
 #  - no link in ansible/ loops back into it (collections/, beside it, finds the collection);
 #  - every role's vars/main.yml holds constants (no Jinja), and no handler is a set_fact;
+#  - each role writes only its own files (tests/ansible/writers.py): only fox_avatar_tls's tasks and
+#    templates write the certificate and key Nginx reads, only fox_avatar_images ships the image
+#    directory; a copy of the roles with a second writer of each is refused, naming it;
 #  - no role's meta/main.yml or defaults describe the image-name rule that images/names.regex
 #    held before it was removed;
 #  - the collection's tarball (ansible-galaxy collection build ansible/) carries a copy of each file
@@ -100,6 +103,40 @@ check "no role's vars/main.yml computes (no Jinja in roles/*/vars/main.yml)" \
   eval "! grep -nE '\\{\\{|\\{%' ansible/roles/*/vars/main.yml"
 check "no role's handler only sets a fact (ansible.builtin.set_fact in roles/*/handlers/main.yml)" \
   eval "! grep -n 'set_fact' ansible/roles/*/handlers/main.yml"
+
+section "each role writes only its own files (tests/ansible/writers.py)"
+# ansible/README.md ("Roles"): fox_avatar_acme asks, fox_avatar_tls writes the certificate and key
+# (its entry point install.yml, its install script); fox_avatar_images alone ships the image set,
+# which fox_avatar_app and fox_avatar_nginx only read.
+check "only fox_avatar_tls writes the TLS paths, only fox_avatar_images ships the image directory" \
+  python tests/ansible/writers.py ansible/roles
+# ... and the check can fail: a copy of the roles where fox_avatar_acme writes the certificate again
+# and fox_avatar_nginx ships the set again.
+cp -rL ansible/roles "$WORK/roles-two-writers"   # -L: the links into nginx/, monitoring/, app/ as files
+cat >>"$WORK/roles-two-writers/fox_avatar_acme/tasks/certificate.yml" <<'YAML'
+
+- name: Copy the certificate where Nginx reads it (a second writer)
+  ansible.builtin.copy:
+    src: /etc/letsencrypt/live/fox-avatar/fullchain.pem
+    dest: "{{ fox_avatar_tls_cert_path }}"
+    remote_src: true
+    mode: "0644"
+YAML
+cat >>"$WORK/roles-two-writers/fox_avatar_nginx/tasks/acme_root.yml" <<'YAML'
+
+- name: Ship the image set (a second shipper)
+  ansible.builtin.include_role:
+    name: fox_avatar.deploy.fox_avatar_common
+    tasks_from: ship.yml
+  vars:
+    fox_avatar_common_ship_src: "{{ fox_avatar_images_src }}"
+    fox_avatar_common_ship_files: manifest
+    fox_avatar_common_ship_dest: /srv/images
+YAML
+python tests/ansible/writers.py "$WORK/roles-two-writers" >"$WORK/writers.log" 2>&1
+check "... a second writer of each is refused, naming fox_avatar_acme's task and fox_avatar_nginx's" \
+  eval "grep -q '^fox_avatar_acme: .*a second writer): writes under the TLS directory' '$WORK/writers.log' \
+    && grep -q '^fox_avatar_nginx: .*a second shipper): ships an image set' '$WORK/writers.log'"
 
 section "the collection never contains itself"
 # From this checkout the playbook, ansible-lint and these tests find fox_avatar.deploy through the

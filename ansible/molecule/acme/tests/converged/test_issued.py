@@ -63,3 +63,14 @@ def test_certbot_service_renews_with_the_configured_ca_bundle(host):
 def test_no_ocsp_stapling_in_the_served_configuration(host):
     config = host.check_output("nginx -T 2>/dev/null")
     assert not re.search(r"(?m)^\s*ssl_stapling\s+on", config)
+
+
+def test_renewals_are_installed_by_fox_avatar_tls_script_not_by_the_hook(host):
+    """The certificate and key are fox_avatar_tls's files: certbot's deploy hook (fox_avatar_acme's)
+    names the TLS role's install script and no path of the TLS directory."""
+    script = host.file("/usr/local/sbin/fox-avatar-install-certificate")
+    assert script.is_file and script.user == "root" and script.mode == 0o755
+    assert "/etc/ssl/fox-avatar/fullchain.pem" in script.content_string
+    hook = host.file("/etc/letsencrypt/renewal-hooks/deploy/fox-avatar").content_string
+    assert "/usr/local/sbin/fox-avatar-install-certificate" in hook
+    assert "/etc/ssl/fox-avatar" not in hook, hook

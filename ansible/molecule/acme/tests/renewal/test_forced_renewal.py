@@ -1,12 +1,13 @@
 """A forced renewal inside the host, as certbot.timer runs it (certbot.service's environment, the
-CA bundle drop-in): the deploy hook installs the new certificate and reloads Nginx by itself;
-the next converge (a proxy setting's run: foxmol.PROXY_ONLY) changes nothing and keeps it."""
+CA bundle drop-in): the deploy hook has fox_avatar_tls's script install the new certificate, and
+Nginx is reloaded by itself; the next converge (a proxy setting's run: foxmol.PROXY_ONLY) changes
+nothing and keeps it."""
 import subprocess
 
 import pytest
 
 import foxmol
-from acme_tls import (BOTH_NAMES, HOST, NAME, installed_is_lineage, issuer_of, serial_of, verify,
+from acme_tls import (BOTH_NAMES, HOST, LINEAGE, NAME, installed_is_lineage, issuer_of, serial_of, verify,
                       wait_serial_change)
 
 RENEW = ("env $(systemctl show -P Environment certbot.service) "
@@ -36,6 +37,11 @@ def test_certbot_renew_force_renewal_succeeds(renewal):
 
 def test_the_deploy_hook_ran(renewal):
     assert "fox-avatar deploy hook: installed" in renewal["log"], renewal["log"][-3000:]
+
+
+def test_fox_avatar_tls_script_wrote_the_files_nginx_reads(renewal):
+    assert (f"fox-avatar-install-certificate: installed the certificate from {LINEAGE}/fullchain.pem"
+            f" at /etc/ssl/fox-avatar/fullchain.pem and reloaded Nginx") in renewal["log"], renewal["log"][-3000:]
 
 
 def test_nginx_serves_the_renewed_certificate_without_a_manual_reload(renewal):
