@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent / "tools")]   # foxbench, and the shared foxavatar helpers
+sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "tools")]   # foxbench, the image set (imageset/), the loopback stack (tools/)
 
 from foxbench import benchmark, gate, jdks, limits, report, settings, soak, tune  # noqa: E402
 from foxbench.workspace import Workspace  # noqa: E402

@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tools"))
-from foxavatar import loopback  # noqa: E402
+sys.path[:0] = [str(REPO), str(REPO / "tools")]   # imageset/, tools/loopback.py
+import loopback  # noqa: E402
 
 SERVER_CPU = os.environ.get("BENCH_SERVER_CPU", "1")
 NICE = []   # --nice N: the servers and the load at nice N (a shared machine's other work gets less of both cores)

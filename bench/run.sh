@@ -29,7 +29,7 @@ if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] &
     oha_ready >/dev/null   # its load generator in every protocol, HTTP/3 included (exports BENCH_OHA)
   fi
 fi
-. tools/venv.sh   # Jinja2 for nginx/render.py, cryptography for the full stack's CA (tools/foxavatar/loopback.py)
+. tools/venv.sh   # Jinja2 for nginx/render.py, cryptography for the full stack's CA (tools/loopback.py)
 # Debian 13's JDKs 21 and 25 for the JDK comparison (bench/foxbench/jdks.py), in a container image; and
 # the compose app image, from this tree, for the memory limits and the soak at compose's limit
 # (bench/foxbench/limits.py, soak.py): Docker's build cache makes it seconds when the compose layer (or an

@@ -9,7 +9,7 @@ PNG; encode.py). Every variation comes from the fixed FOXES table (drawing/trait
 "random" backgrounds use a fixed-seed LCG), so the output is deterministic: same
 Pillow version -> byte-identical files (no timestamps, no metadata).
 images/draw.sh runs this into a scratch directory, then optipng, then the
-image set's writer (tools/foxavatar/imageset: names by content, manifest.tsv).
+image set's writer (imageset: names by content, manifest.tsv).
 
 To change the set: edit FOXES in drawing/traits.py (add a row = a new fox), run
 `make images`, look at the result, commit images/ and docs/foxes.png.
@@ -29,8 +29,8 @@ from drawing.geometry import Canvas, fox_space, rgb
 from drawing.traits import FOXES, FURS
 from encode import encode
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
-from foxavatar.imageset.contract import FORMATS, LADDER  # noqa: E402  (the image set's owner)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))   # imageset/
+from imageset.contract import FORMATS, LADDER  # noqa: E402  (the image set's owner)
 
 
 # --------------------------------------------------------------------- main --

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate the fox avatar set: draw every fox at every ladder size in every format
 # (images/draw.py, images/encode.py), optimise the PNGs losslessly (optipng), name the files
-# by content and list them (the image set's owner, tools/foxavatar/imageset: a/Renard-N-SIZE.HASH.EXT,
+# by content and list them (the image set's owner, imageset: a/Renard-N-SIZE.HASH.EXT,
 # the legacy Renard-N.png, manifest.tsv), then refresh the README's contact sheet (docs/foxes.png).
 #
 #   images/draw.sh [OUTDIR]     default: images/ (what `make images` runs)
@@ -25,7 +25,7 @@ tmp=$(mktemp -d "$out/.draw.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 python3 "$here/draw.py" "$tmp"
 optipng -quiet -o2 -strip all "$tmp"/*.png
-imageset() { PYTHONPATH="$root/tools" python3 -m foxavatar.imageset "$@"; }
+imageset() { PYTHONPATH="$root" python3 -m imageset "$@"; }
 summary=$(imageset write "$tmp")
 
 # Swap in: new files first, then the manifest, then away with what it no longer names.

@@ -1,11 +1,11 @@
 """The drawn foxes' encoder: the bytes of a render in each of the set's formats.
 
     from encode import encode
-    encode(FORMATS[0], rgb)   # -> the AVIF bytes of an RGB render (FORMATS: foxavatar.imageset.contract)
+    encode(FORMATS[0], rgb)   # -> the AVIF bytes of an RGB render (FORMATS: imageset.contract)
 
 images/draw.py renders each fox at each size of the ladder and writes it in each format (encode);
 the ladder, the formats, their media types and Accept regexes are the image set's contract
-(tools/foxavatar/imageset/contract.py), and its writer names the files by content and lists them in
+(imageset/contract.py), and its writer names the files by content and lists them in
 manifest.tsv.
 
 Everything here is deterministic: the pinned Pillow (tools/requirements.txt) with its

@@ -17,7 +17,7 @@ import os
 import stat
 import unicodedata
 
-from foxavatar.imageset.contract import MAX_PICTURES  # the set's owner says how many, and why
+from imageset.contract import MAX_PICTURES  # the set's owner says how many, and why
 from photo import Refused, kind_of, open_regular
 
 

@@ -5,7 +5,7 @@
 
 `make images SRC=DIR OUT=DIR [PAD=1]` runs this through images/pictures.sh (the pinned venv). It
 checks SRC and OUT, renders into a fresh scratch directory next to OUT (same file system), and
-swaps the result into OUT (foxavatar.imageset's swap_in, the same swap images/draw.sh uses) only when every
+swaps the result into OUT (imageset's swap_in, the same swap images/draw.sh uses) only when every
 picture succeeded. OUT is not touched otherwise, not even created.
 
 The pictures: every entry directly in SRC whose name does not start with '.', in file-name order
@@ -13,7 +13,7 @@ The pictures: every entry directly in SRC whose name does not start with '.', in
 Folders are skipped; a symbolic link is followed if it stays inside SRC. Each picture is read by
 content (images/photo.py: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP), made square and sRGB, stripped
 of all metadata, and rendered at every ladder size up to its own square side (never upscaled) in
-every format, with the photo encoder profile. Then the image set's writer (tools/foxavatar/imageset/writer.py) names the files
+every format, with the photo encoder profile. Then the image set's writer (imageset/writer.py) names the files
 by content (a/avatar-N-SIZE.HASH.EXT) and writes manifest.tsv; the picture's stable id (what its
 keys hang on) is its file name without the extension, so renaming a file moves its keys and
 replacing its content does not.
@@ -38,13 +38,13 @@ from concurrent.futures.process import BrokenProcessPool
 from PIL import Image
 
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tools"))
-from foxavatar.imageset.contract import FORMATS, LADDER  # noqa: E402  (the image set's owner)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))   # imageset/
+from imageset.contract import FORMATS, LADDER  # noqa: E402  (the image set's owner)
 from inputs import Bad, check_folders, shown, sources, stable_id  # noqa: E402
 from photo import Refused, encode_photo, load_square  # noqa: E402
-from foxavatar.imageset.files import swap_in  # noqa: E402
-from foxavatar.imageset.manifest import ManifestError  # noqa: E402
-from foxavatar.imageset.writer import ManifestInputError, write_set  # noqa: E402
+from imageset.files import swap_in  # noqa: E402
+from imageset.manifest import ManifestError  # noqa: E402
+from imageset.writer import ManifestInputError, write_set  # noqa: E402
 
 # The set's file-name prefix: a/avatar-N-SIZE.HASH.EXT (the fox set keeps its Renard-N-...).
 PREFIX = "avatar"

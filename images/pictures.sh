@@ -4,7 +4,7 @@
 #   images/pictures.sh SRC [OUT] [--pad]     OUT default: images/ (replaces the fox set)
 #
 # images/pictures.py (in the pinned venv) checks SRC and OUT, renders into a scratch directory next
-# to OUT, then swaps it in (tools/foxavatar/imageset/files.py). Any bad input: one line each naming it (escaped onto
+# to OUT, then swaps it in (imageset/files.py). Any bad input: one line each naming it (escaped onto
 # one line), exit 1, OUT exactly as it was (not even created). Deterministic: the same pictures give
 # byte-identical files (pinned Pillow). See docs/own-pictures.md.
 set -euo pipefail

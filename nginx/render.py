@@ -24,9 +24,9 @@ import jinja2
 
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "fox-avatar.conf.j2"
-sys.path.insert(0, str(HERE.parent / "tools"))
-from foxavatar.imageset import ManifestError, read_manifest  # noqa: E402  (the image set's owner)
-from foxavatar.imageset.nginx import template_data  # noqa: E402
+sys.path.insert(0, str(HERE.parent))   # the image set's owner, imageset/ (the repository root, or the image's lib dir)
+from imageset import ManifestError, read_manifest  # noqa: E402  (the image set's owner)
+from imageset.nginx import template_data  # noqa: E402
 
 
 def render(variables, template=TEMPLATE):

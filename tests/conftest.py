@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-# The shared helpers (tools/foxavatar: the image set, ...) for every layer.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+# For every layer: the image set's owner (the package imageset/, at the repository root) and the
+# test harness (tools/loopback.py, the loopback stack).
+_ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(_ROOT), str(_ROOT / "tools")]
 
 CI = os.environ.get("CI") == "true"
 

@@ -1,5 +1,5 @@
 """fox-avatar's benchmark (issue 7), started by bench/run.sh through bench/bench.py. Standard library only,
-plus tools/foxavatar (the image set, the loopback stack). One module per concern:
+plus imageset/ (the image set's owner) and tools/loopback.py (the loopback stack). One module per concern:
 
   settings    paths, the mode and the knobs from the environment
   processes   starting, pinning and stopping server processes; what /proc says about them

@@ -9,7 +9,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from foxavatar import loopback
+import loopback
 
 from .load import Target
 from .machine import php_fpm_bin
@@ -118,7 +118,7 @@ class SidecarMetrics(Sidecar):
 
 class FullStack(Candidate):
     """Candidate 2: the full stack exactly as the shared HTTP tests start it on loopback
-    (tools/foxavatar/loopback.py: the shared Nginx configuration rendered by nginx/render.py, the
+    (tools/loopback.py: the shared Nginx configuration rendered by nginx/render.py, the
     Debian-shaped main nginx.conf, a throw-away CA, the jar with app/jvm.options) serving BENCH_IMAGES,
     pinned to the server core. Its start-up is not timed (it is Nginx's plus the sidecar's).
     Issue 29: two more targets on the same servers, the images: Nginx answering a content-addressed file

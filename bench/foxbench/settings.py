@@ -3,7 +3,7 @@ bench/bench.py documents them (--help); docs/bench.md lists the knobs with their
 import hashlib
 import os
 
-from foxavatar.loopback import JAR, JVM_OPTIONS, REPO as ROOT  # noqa: F401 (the stack's paths, one owner)
+from loopback import JAR, JVM_OPTIONS, REPO as ROOT  # noqa: F401 (the stack's paths, one owner)
 
 BENCH = ROOT / "bench"
 DOCS = ROOT / "docs"

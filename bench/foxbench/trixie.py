@@ -18,7 +18,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from foxavatar import loopback
+import loopback
 
 from .candidates import Candidate, java_cmd, tail_logs
 from .load import H2load, Target, header_args

@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from foxavatar.imageset import ManifestError, read_manifest
+from imageset import ManifestError, read_manifest
 
 from .processes import die
 from .settings import IMAGES, JAR

@@ -18,8 +18,8 @@ ansible_prerequisites() {
   . tools/venv.sh
   command -v ansible-playbook >/dev/null || die "ansible-playbook missing after venv setup"
   [ -f app/target/avatar.jar ] || make -s build || die "make build failed"
-  # The playbook ships images/ as the set: its manifest and every file it lists (tools/foxavatar).
-  PYTHONPATH=tools python3 -c 'import sys; from foxavatar.imageset import read_manifest, ManifestError
+  # The playbook ships images/ as the set: its manifest and every file it lists (imageset/).
+  python3 -c 'import sys; from imageset import read_manifest, ManifestError
 try: read_manifest("images")
 except ManifestError as e: sys.exit(str(e))' || die "images/: not a complete image set (make images)"
   docker_engine_ready || die "no Docker engine"

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tools")]
+sys.path[:0] = [str(ROOT / "bench"), str(ROOT), str(ROOT / "tools")]
 
 from foxbench import report, rows, sections  # noqa: E402
 
@@ -114,7 +114,7 @@ legacy\tRenard-1.png\t1\t256\tpng
 
 def test_the_avatar_url_answer_is_checked_against_the_manifest():
     """The sidecar's answer to `/?s=64&u=KEY` with Chromium's Accept must be the 64 px AVIF of the manifest."""
-    from foxavatar.imageset import parse_manifest
+    from imageset import parse_manifest
     from foxbench import avatar
     m = parse_manifest(MANIFEST)
     assert avatar.expected_format(m) == "avif"

@@ -29,8 +29,8 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from foxavatar.imageset.contract import FORMATS  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))   # imageset/
+from imageset.contract import FORMATS  # noqa: E402
 
 MEDIA = {f.ext: f.media for f in FORMATS}
 MAGIC = {"avif": lambda b: b[4:12] in (b"ftypavif", b"ftypavis"),

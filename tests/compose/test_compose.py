@@ -21,7 +21,7 @@ import uuid
 import pytest
 import requests
 
-from foxavatar.imageset import MANIFEST, read_manifest
+from imageset import MANIFEST, read_manifest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MANIFEST_OF_IMAGES = read_manifest(os.path.join(ROOT, "images"))

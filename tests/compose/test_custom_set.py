@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from foxavatar.imageset import parse_manifest, read_manifest
+from imageset import parse_manifest, read_manifest
 from request_loop import RequestLoop
 from stack.custom_set import REPO, assert_retired_names_redirect, assert_serves_the_custom_set, make_custom_set
 from stack.stacks import ExternalStack

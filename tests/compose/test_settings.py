@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from foxavatar.imageset import read_manifest
-from foxavatar.imageset.nginx import template_data
+from imageset import read_manifest
+from imageset.nginx import template_data
 from stack.stacks import load_renderer
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
-from foxavatar.imageset import read_manifest
+from imageset import read_manifest
 from PIL import Image, ImageChops
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ MEDIA_TYPE = {"avif": "image/avif", "webp": "image/webp", "png": "image/png"}
 
 
 def manifest():
-    """images/manifest.tsv, read by the image set's owner (tools/foxavatar/imageset)."""
+    """images/manifest.tsv, read by the image set's owner (imageset)."""
     return read_manifest(IMAGES, check_files=False)
 
 

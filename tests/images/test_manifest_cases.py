@@ -1,7 +1,7 @@
 """The manifest table (tests/images/manifest-cases.txt) through the Python owner of the image set.
 
 Every case is made as a real set in a temporary directory, then checked the way the playbook's
-pre-flight and the compose builds check it: `python3 -m foxavatar.imageset check DIR`. A valid set
+pre-flight and the compose builds check it: `python3 -m imageset check DIR`. A valid set
 exits 0 and reads as the table says; a faulty one exits 1 with exactly one line on stderr, which
 holds the table's text (the fault and its line), and no traceback. The Java sidecar runs the same
 table (app/src/test/java/dev/foxavatar/ManifestCasesTest.java): the two readers give the same verdict.
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from foxavatar.imageset import read_manifest
+from imageset import read_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = Path(__file__).with_name("manifest-cases.txt")
@@ -90,8 +90,8 @@ def test_the_table_has_valid_and_faulty_cases_each_with_a_verdict():
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_the_owner_gives_the_tables_verdict(tmp_path, case):
     d = make_set(tmp_path, case)
-    run = subprocess.run([sys.executable, "-m", "foxavatar.imageset", "check", str(d)],
-                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "tools")})
+    run = subprocess.run([sys.executable, "-m", "imageset", "check", str(d)],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     if case["expect"].startswith("ok "):
         assert (run.returncode, run.stderr) == (0, ""), run.stderr
         assert summary(read_manifest(d)) == case["expect"][len("ok "):]

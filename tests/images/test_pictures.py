@@ -9,7 +9,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from foxavatar.imageset import read_manifest
+from imageset import read_manifest
 from PIL import Image
 
 from photos import DATE, SERIAL, XMP, camera_exif, photo, swapped_profile
@@ -160,7 +160,7 @@ def test_pictures_are_numbered_in_file_name_order_and_stop_at_their_own_size(mix
 
 
 def test_the_set_is_a_complete_manifest_v2_set_for_the_one_reader(mixed_set):
-    """the image set's reader (tools/foxavatar/imageset: what Nginx's render and the tests read): every file there, the
+    """the image set's reader (imageset: what Nginx's render and the tests read): every file there, the
     default size, and the fill rule answering a larger ask with the picture's largest."""
     _, out, _ = mixed_set
     m = read_manifest(out)                                     # checks every listed file exists

@@ -12,7 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from foxavatar import loopback
+import loopback
 from stack.stacks import REPO, LoopbackStack, free_ports, load_renderer
 
 MONITORING = REPO / "monitoring"

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from foxavatar.imageset import read_manifest
+from imageset import read_manifest
 from stack.chromium import chromium as headless_chromium
 from stack.stacks import free_ports
 

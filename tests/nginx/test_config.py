@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 from stack.client import get
-from foxavatar.imageset import parse_manifest, read_manifest
-from foxavatar.imageset.nginx import template_data
+from imageset import parse_manifest, read_manifest
+from imageset.nginx import template_data
 from stack.stacks import NGINX_DIR, REPO, load_renderer
 
 RENDER = NGINX_DIR / "render.py"
-from foxavatar.imageset.buckets import table as bucket_table  # the writer's bucket table
+from imageset.buckets import table as bucket_table  # the writer's bucket table
 
 
 # Real `nginx -V` texts (nginx-V/*.txt say where they came from): what the template decides from.

@@ -11,7 +11,7 @@ import tempfile
 
 import pytest
 
-from foxavatar.imageset import read_manifest
+from imageset import read_manifest
 from stack.custom_set import REPO, assert_retired_names_redirect, assert_serves_the_custom_set, make_custom_set
 from stack.stacks import LoopbackStack
 from test_browser import browser, keyed_img, serve_html, wait_for_images  # noqa: F401 (fixture)

@@ -1,5 +1,5 @@
 """Keys stay stable when the set changes (issue 19), measured through the real jar and the real Nginx
-fallback on sets made by the image set's writer (tools/foxavatar/imageset/writer.py):
+fallback on sets made by the image set's writer (imageset/writer.py):
   fox21    the 21 drawn foxes (ids Renard-1..21), rebuilt from the committed files: the same manifest;
   fox22    the same plus Renard-22, a picture whose ladder stops at 128 px;
   mid21    fox22 without Renard-5 (a picture removed from the middle: the pictures after it are
@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from foxavatar.imageset import read_manifest
-from foxavatar.imageset.contract import FORMATS, LADDER  # the image set's writer, as make images runs it
-from foxavatar.imageset.writer import write_set
-from foxavatar.loopback import LoopbackStack, Unavailable
+from imageset import read_manifest
+from imageset.contract import FORMATS, LADDER  # the image set's writer, as make images runs it
+from imageset.writer import write_set
+from loopback import LoopbackStack, Unavailable
 from stack.stacks import REPO
 
 sys.path.insert(0, str(REPO / "images"))

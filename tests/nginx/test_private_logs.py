@@ -18,9 +18,9 @@ import urllib.parse
 
 import pytest
 
-from foxavatar import loopback
-from foxavatar.imageset import read_manifest
-from foxavatar.imageset.nginx import template_data
+import loopback
+from imageset import read_manifest
+from imageset.nginx import template_data
 from stack.private_values import (FORWARDED_FOR, FULL_KEEPS, KEY, MD5, REFERER, SECRETS, SHA256, UNKNOWN,
                                    USER_AGENT)
 from stack.stacks import NGINX_DIR, LoopbackStack, free_ports, load_renderer

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from foxavatar.imageset import read_manifest
+from imageset import read_manifest
 from stack.client import get, wait_for_sidecar, while_stopped
 from stack.images import IMMUTABLE, assert_served_image, redirect_entry, redirect_target
 

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 import pytest
 from PIL import Image
 
-from foxavatar.imageset import read_manifest
+from imageset import read_manifest
 
 WEEK = 7 * 24 * 3600
 IMMUTABLE = "public, max-age=31536000, immutable"

@@ -3,7 +3,7 @@
 AVATAR_STACK unset or "loopback": start the real jar and a real Nginx with the
 shared configuration (nginx/fox-avatar/ + the rendered nginx/fox-avatar.conf.j2)
 on free loopback ports, with a fresh test CA and server certificate: the
-LoopbackStack of tools/foxavatar/loopback.py, which the benchmark uses too.
+LoopbackStack of tools/loopback.py, which the benchmark uses too.
 
 AVATAR_STACK=external: an already running stack, described by
   AVATAR_HOST                 name for SNI, Host and the certificate check
@@ -34,9 +34,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from foxavatar import loopback
+import loopback
 # Re-exported for tests/nginx: where the repository and the Nginx files are, free ports, the renderer.
-from foxavatar.loopback import NGINX_DIR, REPO, free_ports, load_renderer  # noqa: F401
+from loopback import NGINX_DIR, REPO, free_ports, load_renderer  # noqa: F401
 
 
 class Stack:
@@ -121,7 +121,7 @@ class ExternalStack(Stack):
 # --- loopback ---------------------------------------------------------------
 
 class LoopbackStack(loopback.LoopbackStack, Stack):
-    """The stack of tools/foxavatar/loopback.py (shared with the benchmark); a missing prerequisite
+    """The stack of tools/loopback.py (shared with the benchmark); a missing prerequisite
     skips (under CI=true: fails, tests/conftest.py). Its access log is "full" unless asked
     otherwise: the tests find their requests in it by markers in the query (the default,
     "anonymous", keeps no query: tests/nginx/test_private_logs.py checks it)."""

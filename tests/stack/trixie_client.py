@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from foxavatar.loopback import REPO
+from loopback import REPO
 
 CA_IN_CONTAINER = "/ca.pem"
 

@@ -269,7 +269,7 @@ def stack_suite(name: str, *, site: str, addr: str, ca: str | Path, proxy: str, 
                AVATAR_APP_STOP=stop, AVATAR_APP_START=start,
                AVATAR_FALLBACK_LOG_CMD=f"docker exec {proxy} cat /var/log/nginx/fox-avatar/fallback.log",
                AVATAR_HTTP3="1" if http3 else "0", AVATAR_PQ="1" if pq else "0",
-               AVATAR_CLIENT_NETWORK=network, PYTHONPATH=str(REPO / "tools"),
+               AVATAR_CLIENT_NETWORK=network, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tools")]),
                # Every part the suite needs is there in a scenario: a skipped test is a failure, so a
                # verifier cannot pass with the suite skipped (tests/conftest.py), CI or not.
                CI="true")

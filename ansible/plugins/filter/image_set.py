@@ -1,4 +1,4 @@
-# The image set, for the roles: fox-avatar's image-set owner (tools/foxavatar/imageset, linked into
+# The image set, for the roles: fox-avatar's image-set owner (imageset, linked into
 # this collection as plugins/plugin_utils/imageset; the collection's build copies the files in) run on
 # the control machine. The roles never read manifest.tsv themselves.
 #

@@ -14,8 +14,9 @@ import pytest
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[3]
 # foxmol (the shared helpers), tests/stack (the shared HTTP suite's own custom-set checks) and
-# tools/ (the image set's reader, which tests/stack imports)
-for path in (HERE.parents[1] / "shared", REPO / "tests", REPO / "tools"):
+# the repository root and tools/ (the image set's reader imageset/ and the loopback stack, which
+# tests/stack imports)
+for path in (HERE.parents[1] / "shared", REPO / "tests", REPO, REPO / "tools"):
     sys.path.insert(0, str(path))
 
 import foxmol  # noqa: E402

@@ -1,1 +1,1 @@
-../../../../tools/foxavatar/imageset/__init__.py
+../../../../imageset/__init__.py

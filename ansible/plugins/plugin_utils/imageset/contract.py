@@ -1,1 +1,1 @@
-../../../../tools/foxavatar/imageset/contract.py
+../../../../imageset/contract.py

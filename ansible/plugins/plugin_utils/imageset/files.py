@@ -1,1 +1,1 @@
-../../../../tools/foxavatar/imageset/files.py
+../../../../imageset/files.py

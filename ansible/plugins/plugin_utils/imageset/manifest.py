@@ -1,1 +1,1 @@
-../../../../tools/foxavatar/imageset/manifest.py
+../../../../imageset/manifest.py

@@ -1,1 +1,1 @@
-../../../../tools/foxavatar/imageset/nginx.py
+../../../../imageset/nginx.py

@@ -9,7 +9,7 @@ import foxmol
 import probes
 import pytest
 from probes import SITE
-from foxavatar.imageset import read_manifest
+from imageset import read_manifest
 from stack.custom_set import REPO, assert_retired_names_redirect, assert_serves_the_custom_set, make_custom_set
 from stack.stacks import ExternalStack
 

@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 
 /**
  * The Accept regexes' common subset: what Java (this sidecar), PCRE (Nginx's fallback map) and Python
- * (the image set's owner) read alike, as tools/foxavatar/imageset/contract.py defines it (its tokens:
+ * (the image set's owner) read alike, as imageset/contract.py defines it (its tokens:
  * {@link ImageSetContract#ACCEPT_TOKEN}, {@link ImageSetContract#ACCEPT_CLASS_TOKEN}). The same walk as
  * the owner's {@code accept_regex_problem}, with the same words.
  */

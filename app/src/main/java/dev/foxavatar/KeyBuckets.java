@@ -5,7 +5,7 @@ package dev.foxavatar;
  * {@code split_clients} picks among 10,000 parts of 0.01 % over the hash (part boundaries k *
  * floor(0xffffffff / BUCKETS), the last part taking the rest), and the table names each bucket's picture.
  * One division and one array read; the table is how the image set keeps keys stable when pictures
- * come and go (tools/foxavatar/imageset/buckets.py).
+ * come and go (imageset/buckets.py).
  */
 final class KeyBuckets {
     /** split_clients' width of a 0.01 % part: floor(0xffffffff / BUCKETS). */

@@ -30,7 +30,7 @@ import static dev.foxavatar.ImageSetContract.MAX_SIZE;
 /**
  * Reads and checks {@code <images>/manifest.tsv} (manifest v2, made by {@code make images}) once at
  * start, then builds the {@link ImageManifest}. The checks, their order and their words are those of
- * the image set's Python owner (tools/foxavatar/imageset/manifest.py), from the same patterns and
+ * the image set's Python owner (imageset/manifest.py), from the same patterns and
  * bounds ({@link ImageSetContract}); both readers run the table of tests/images/manifest-cases.txt.
  * Each line in turn: UTF-8 text, no control character but the tab (a line may end CR LF), each record's
  * shape and numbers, each listed path plain and naming a readable regular file inside the set (links

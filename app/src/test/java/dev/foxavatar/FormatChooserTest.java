@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The format from the Accept header, by the manifest's regexes
- * (tools/foxavatar/imageset/contract.py's ACCEPT_TEMPLATE), for real clients.
+ * (imageset/contract.py's ACCEPT_TEMPLATE), for real clients.
  */
 class FormatChooserTest {
     static final List<String> REGEXES = List.of(

@@ -243,7 +243,7 @@ class ImageManifestTest {
         assertEquals(List.of("image/avif", "image/webp", "image/png"),
                 m.formats().stream().map(ImageManifest.Format::mediaType).toList());
         // Its Accept regexes give real clients the answers a new set's Accept regexes give them
-        // (tools/foxavatar/imageset/contract.py).
+        // (imageset/contract.py).
         FormatChooser real = new FormatChooser(m.formats().stream().map(ImageManifest.Format::acceptRegex).toList());
         FormatChooser spec = new FormatChooser(FormatChooserTest.REGEXES);
         for (String accept : List.of(ServerOverHttp.CHROMIUM, ServerOverHttp.OLD_SAFARI, "*/*", "image/*",

@@ -14,7 +14,7 @@ import java.util.List;
  * A temporary images directory shaped like the real one (manifest v2): dummy files (the tests check
  * paths, not pixels) named {@code a/Renard-<fox>-<size>.<hash>.<ext>} and {@code Renard-<fox>.png},
  * listed by a {@code manifest.tsv} with the real ladder, formats, Accept regexes, keyed and default
- * lines, and the bucket table the image set's writer (tools/foxavatar/imageset/writer.py) makes for the ids Renard-1..N (rendezvous hashing from
+ * lines, and the bucket table the image set's writer (imageset/writer.py) makes for the ids Renard-1..N (rendezvous hashing from
  * the fox set's equal shares before manifest v2, reimplemented in {@link #buckets}; ImageManifestTest checks it against the committed manifest).
  */
 final class TestImages {
@@ -29,7 +29,7 @@ final class TestImages {
     private TestImages() {
     }
 
-    /** The Accept regex of a media type, as tools/foxavatar/imageset/contract.py's accept_regex writes it. */
+    /** The Accept regex of a media type, as imageset/contract.py's accept_regex writes it. */
     static String acceptRegex(String mediaType) {
         return "(?:^|,)\\s*" + mediaType
                 + "\\s*(?:;(?!\\s*q\\s*=\\s*0(?:\\.0{0,3})?\\s*(?:;|,|$))[^;,]*)*(?:,|$)";
@@ -89,7 +89,7 @@ final class TestImages {
     }
 
     /**
-     * The picture number (1-based position in ids) of each of the 10,000 buckets (tools/foxavatar/imageset/buckets.py):
+     * The picture number (1-based position in ids) of each of the 10,000 buckets (imageset/buckets.py):
      * the id with the highest SHA-256(id + "/" + bucket), first 8 bytes big-endian, unsigned; except
      * that where the bucket's owner under the 21 equal shares before manifest v2 (Renard-1..21, 476
      * buckets each, the last 480) is in the set, that owner stands for all 21 origin ids with their

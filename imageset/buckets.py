@@ -1,6 +1,6 @@
 """Which picture a key gets: the manifest's `buckets` table (10,000 key buckets -> picture numbers).
 
-    from foxavatar.imageset.buckets import table, bucket_of
+    from imageset.buckets import table, bucket_of
     table(["Renard-1", ..., "Renard-21"])   # -> [F0, ..., F9999], picture numbers 1..N
     bucket_of(h)                            # the bucket of an unsigned 32-bit MurmurHash2 h
 

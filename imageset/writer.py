@@ -3,7 +3,7 @@
 Two front ends call this: images/draw.sh (the drawn foxes) and images/pictures.py (a folder of
 pictures). Both render every picture's rungs into a scratch directory first, optimised, then:
 
-    from foxavatar.imageset.writer import write_set
+    from imageset.writer import write_set
     summary = write_set(scratch, pictures, prefix="Renard", legacy=True)
 
   scratch   the directory of rendered files, one per picture, rung and format, named
@@ -32,7 +32,7 @@ duplicate ids...), before anything is moved.
 
 Command line (the fox set, as images/draw.sh runs it; __main__.py):
 
-    python3 -m foxavatar.imageset write DIR [--prefix P] [--ids FILE] [--no-legacy]
+    python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy]
 
 infers the pictures and their sizes from DIR's PREFIX-N-SIZE.EXT files (rendered()); ids are
 PREFIX-N, or the lines of FILE (one per picture, in order). Prints the summary.
@@ -74,7 +74,7 @@ HEADER = f"""\
 #       one line: the picture of each of {BUCKETS:,} key buckets (space-separated). A key's bucket is
 #       min(h / {PART}, {BUCKETS - 1}) for h the unsigned 32-bit MurmurHash2 of the key (Nginx split_clients
 #       with {BUCKETS:,} parts of {100 / BUCKETS:g} %). Made by rendezvous hashing over the pictures' stable ids
-#       (tools/foxavatar/imageset/buckets.py): adding a picture moves only the buckets it wins, removing one
+#       (imageset/buckets.py): adding a picture moves only the buckets it wins, removing one
 #       only its own.
 """
 

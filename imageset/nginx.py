@@ -1,7 +1,7 @@
 """What the Nginx template (nginx/fox-avatar.conf.j2) is given about the image set: its maps as data.
 
-    from foxavatar.imageset import read_manifest
-    from foxavatar.imageset.nginx import template_data
+    from imageset import read_manifest
+    from imageset.nginx import template_data
     template_data(read_manifest("images"))   # -> the dict the template reads as avatar_image_set
 
 Both renderers pass it: nginx/render.py (loopback stack, compose image) and Ansible (the
@@ -13,7 +13,10 @@ through Ansible's templating and JSON unchanged.
 """
 from collections import defaultdict
 
-from .contract import BUCKETS, GRAVATAR_DEFAULT, GRAVATAR_MAX
+import re
+
+from .contract import (BUCKETS, GRAVATAR_DEFAULT, GRAVATAR_EXTENSION, GRAVATAR_HASH, GRAVATAR_MAX,
+                       GRAVATAR_PREFIX)
 
 
 def _snap(sizes, n):
@@ -56,6 +59,12 @@ def template_data(m):
         "gravatar_max_digits": len(str(GRAVATAR_MAX)),
         "gravatar_default_size": _snap(sizes, GRAVATAR_DEFAULT),
         "gravatar_sizes": [[n, _snap(sizes, n)] for n in range(1, GRAVATAR_MAX + 1)],
+        # /avatar/: Gravatar's path (contract.py): its prefix, as written and as a regex; the regexes
+        # of the hash and of the extension
+        "gravatar_prefix": GRAVATAR_PREFIX,
+        "gravatar_prefix_regex": "^" + re.escape(GRAVATAR_PREFIX),
+        "gravatar_hash": GRAVATAR_HASH,
+        "gravatar_extension": GRAVATAR_EXTENSION,
         # formats: [Accept regex, ext] in order of preference, then the answer when none matches
         "accept": [[f.accept_regex, f.ext] for f in m.formats[:-1]],
         "fallback_format": m.formats[-1].ext,

@@ -1,6 +1,6 @@
 """The loopback stack: the real jar behind a real Nginx with the shared configuration, on free loopback ports.
 
-    from foxavatar.loopback import LoopbackStack, Unavailable
+    from loopback import LoopbackStack, Unavailable
     stack = LoopbackStack()          # raises Unavailable when nginx, java or the jar is missing
     ...  https://127.0.0.1:{stack.https_port}/ (name stack.host, CA stack.ca_file)
     stack.close()
@@ -27,10 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from foxavatar.imageset import read_manifest
-from foxavatar.imageset.nginx import template_data
+from imageset import read_manifest
+from imageset.nginx import template_data
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 JAR = REPO / "app" / "target" / "avatar.jar"
 JVM_OPTIONS = REPO / "app" / "jvm.options"
 NGINX_DIR = REPO / "nginx"

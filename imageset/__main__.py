@@ -1,4 +1,4 @@
-"""python3 -m foxavatar.imageset COMMAND ... (PYTHONPATH=tools): the image set's command line.
+"""python3 -m imageset COMMAND ... (from the repository root, or PYTHONPATH=ROOT): the image set's command line.
 
     write DIR [--prefix P] [--ids FILE] [--no-legacy]
         name DIR's rendered PREFIX-N-SIZE.EXT files by content and write DIR/manifest.tsv (writer.py;
@@ -7,6 +7,7 @@
     copy SRC DEST    copy SRC's set (its manifest and the files it lists, nothing else) into DEST
     swap-in SCRATCH OUT   swap the finished set in SCRATCH into OUT (files.swap_in)
     java [FILE]      write the sidecar's ImageSetContract.java (java.py)
+    nginx [FILE]     write Nginx's location-gravatar.conf (nginx_include.py)
 
 A bad set or argument: one line on stderr naming it, exit 1 (usage: exit 2).
 """
@@ -15,9 +16,10 @@ import sys
 from .files import copy_set, swap_in
 from .java import write as write_java
 from .manifest import ManifestError, read_manifest
+from .nginx_include import write as write_nginx_include
 from .writer import ManifestInputError, rendered, write_set
 
-USAGE = "usage: python3 -m foxavatar.imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | java [FILE]"
+USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | java [FILE] | nginx [FILE]"
 
 
 def _write(argv):
@@ -66,6 +68,9 @@ def main(argv):
             return 0
         if command == "java" and len(args) <= 1:
             print(write_java(*args))
+            return 0
+        if command == "nginx" and len(args) <= 1:
+            print(write_nginx_include(*args))
             return 0
     except (ManifestError, ManifestInputError) as e:
         print(f"{command}: {e}", file=sys.stderr)

@@ -1,12 +1,12 @@
 """The files of an image set: which to ship, copying a set, swapping a new one in.
 
-    from foxavatar.imageset.files import ship_list, copy_set, swap_in
+    from imageset.files import ship_list, copy_set, swap_in
     ship_list(m)            # ['manifest.tsv', 'a/...', ..., 'Renard-21.png']: what a deployment copies
     copy_set(src, dest)     # the compose image builds (app/Dockerfile, nginx/Dockerfile)
     swap_in(scratch, out)   # images/draw.sh and images/pictures.py, once a new set is complete
 
 Standard library only, and within what Debian's python3-minimal has (no shutil): the compose
-image builds run `copy` with it. Command line: python3 -m foxavatar.imageset copy|swap-in (__main__.py).
+image builds run `copy` with it. Command line: python3 -m imageset copy|swap-in (__main__.py).
 """
 import filecmp
 import os

@@ -3,10 +3,11 @@
 The set's own properties (its ladder, formats, default size, keyed max-age and longest key) are
 written into each manifest (writer.py, from the defaults below), and every reader takes them from
 the manifest. The facts below that are not properties of one set (the manifest's name, the 10,000
-key buckets, Gravatar's size range, the bounds a reader accepts) are read from here by the Python
+key buckets, Gravatar's size range and path, the bounds a reader accepts) are read from here by the Python
 side and the Nginx template's data (nginx.py), and by the Java sidecar from
-app/src/main/java/dev/foxavatar/ImageSetContract.java, which `python3 -m foxavatar.imageset java`
-generates from this file (tests/images/test_owner.py fails when it is not current).
+app/src/main/java/dev/foxavatar/ImageSetContract.java, which `python3 -m imageset java`
+generates from this file, and by Nginx's static include nginx/fox-avatar/location-gravatar.conf,
+which `python3 -m imageset nginx` generates (tests/images/test_owner.py fails when either is not current).
 Standard library only.
 """
 import re
@@ -27,6 +28,21 @@ PART = 0xFFFFFFFF // BUCKETS        # 429496: split_clients' width of a 0.01 % p
 # or an invalid size is GRAVATAR_DEFAULT px; 1 to GRAVATAR_MAX px is its range.
 GRAVATAR_DEFAULT = 80
 GRAVATAR_MAX = 2048
+
+# Gravatar's path (Gravatar's and Libravatar's avatar URL, /avatar/<hash>[.<ext>]; docs/integrations.md):
+# the prefix; the hash, MD5 or SHA-256 (32 or 64 hex digits in any case: the key exactly as written,
+# so /avatar/<hash> gets the picture of /?u=<hash>); an optional extension of 1 to
+# GRAVATAR_MAX_EXTENSION ASCII letters or digits (clients append .jpg or .png out of habit; Accept
+# picks the format). Anything else under the prefix is no key. The sidecar scans a path by these
+# numbers (GravatarPath.java, through ImageSetContract.java); Nginx matches GRAVATAR_HASH and
+# GRAVATAR_EXTENSION (the template's maps, from nginx.py) and has its location generated
+# (nginx_include.py: nginx/fox-avatar/location-gravatar.conf).
+GRAVATAR_PREFIX = "/avatar/"
+GRAVATAR_MD5_DIGITS = 32
+GRAVATAR_SHA256_DIGITS = 64
+GRAVATAR_MAX_EXTENSION = 5
+GRAVATAR_HASH = f"[0-9A-Fa-f]{{{GRAVATAR_MD5_DIGITS}}}|[0-9A-Fa-f]{{{GRAVATAR_SHA256_DIGITS}}}"
+GRAVATAR_EXTENSION = rf"(?:\.[A-Za-z0-9]{{1,{GRAVATAR_MAX_EXTENSION}}})?"
 
 # At most this many pictures in a set `make images SRC=` makes (images/inputs.py refuses a folder
 # with more entries, in one line, before any is read): the keyed pick spreads keys over BUCKETS, so
@@ -110,6 +126,10 @@ JAVA = {
     "BUCKETS": BUCKETS,
     "GRAVATAR_DEFAULT": GRAVATAR_DEFAULT,
     "GRAVATAR_MAX": GRAVATAR_MAX,
+    "GRAVATAR_PREFIX": GRAVATAR_PREFIX,     # Gravatar's path
+    "GRAVATAR_MD5_DIGITS": GRAVATAR_MD5_DIGITS,
+    "GRAVATAR_SHA256_DIGITS": GRAVATAR_SHA256_DIGITS,
+    "GRAVATAR_MAX_EXTENSION": GRAVATAR_MAX_EXTENSION,
     "NUMBER": NUMBER,           # a number's pattern, then its bounds
     "MAX_FOX": MAX_FOX,
     "MAX_SIZE": MAX_SIZE,
