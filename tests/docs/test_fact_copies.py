@@ -1,54 +1,180 @@
-"""The copies that remain of the project's shared ports (issue 37: "one owner for each port").
+"""The copies that remain of the project's shared facts (issue 37: "one owner for each port, path
+and limit"), and the test that they still agree with their owner.
 
-Each port has one owner, the file whose value the others should read or be generated from; the
-product files (not tests, not docs) that still write the number themselves are listed here, as
-they are today. The test fails when a copy drifts from its owner (a listed file no longer holds the
-number), when a new copy appears (an unlisted product file holds it), or when the owner changes
-its value without the copies. The register only shrinks: each entry is a place still to make read
-from the owner (docs/architecture.md, "One owner for each fact").
+The ports are ports.env's (tools/ports.py reads it; docs/architecture.md, "One owner for each
+fact"). A part that can read a file reads it; the sidecar's Java takes it from Ports.java, generated
+from it. What cannot read a file (a Dockerfile's EXPOSE, compose's defaults, Prometheus's sample
+configurations) still writes the number: PORT_COPIES lists each such place as its text, <NAME>
+standing for ports.env's value. The tests fail when a listed copy no longer matches the owner (it
+drifted, or it is gone: drop it), and when a product file writes one of the ports anywhere else
+(read it from ports.env instead, or list it here with the reason it cannot). The register only
+shrinks.
 """
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import ports  # noqa: E402  (tools/ports.py, the owner's reader)
 
-# fact: (the value, its owner, the product files that still write it)
-REGISTER = {
-    "the sidecar's port": ("8080", "app/src/main/java/dev/foxavatar/Settings.java", [
-        ".env.example", "ansible/plugins/filter/pool_members.yml", "ansible/roles/fox_avatar_app/defaults/main.yml",
-        "ansible/roles/fox_avatar_app/meta/argument_specs.yml", "app/Dockerfile", "app/aot-train.sh",
-        "docker-compose.yml", "docker-stack.yml", "nginx/Dockerfile", "nginx/fox-avatar.conf.j2"]),
-    "the sidecar's /metrics port": ("8081", "app/src/main/java/dev/foxavatar/Settings.java", [
-        "ansible/roles/fox_avatar_app/defaults/main.yml", "ansible/roles/fox_avatar_app/meta/argument_specs.yml",
-        "app/Dockerfile", "app/aot-train.sh", "monitoring/compose/prometheus.yml",
-        "monitoring/prometheus/fox-avatar.rules.test.yml", "monitoring/prometheus/prometheus.yml",
-        "tools/loopback.py"]),
-    "Nginx's status port": ("8082", "ansible/roles/fox_avatar_nginx/defaults/main.yml", [
-        "ansible/roles/fox_avatar_nginx/meta/argument_specs.yml", "ansible/roles/fox_avatar_nginx/tasks/preflight.yml",
-        "docker-compose.yml", "monitoring/compose/mtail.Dockerfile", "monitoring/compose/nginx-exporter.Dockerfile",
-        "nginx/compose/entrypoint.d/30-site.sh"]),
-    "the fallback feed's port": ("5140", "ansible/roles/fox_avatar_nginx/defaults/main.yml", [
-        "ansible/roles/fox_avatar_nginx/meta/argument_specs.yml", "ansible/roles/fox_avatar_nginx/tasks/preflight.yml",
-        "docker-compose.yml", "monitoring/compose/mtail.Dockerfile", "nginx/compose/entrypoint.d/30-site.sh"]),
-    "nginx-exporter's port": ("9113", "ansible/roles/fox_avatar_monitoring/vars/main.yml", [
-        "ansible/plugins/filter/scrape_targets.yml", "ansible/roles/fox_avatar_monitoring/meta/argument_specs.yml",
-        "docker-compose.yml", "monitoring/compose/nginx-exporter.Dockerfile", "monitoring/compose/prometheus.yml",
-        "monitoring/prometheus/fox-avatar.rules.test.yml", "monitoring/prometheus/prometheus.yml"]),
-    "blackbox_exporter's port": ("9115", "ansible/roles/fox_avatar_monitoring/vars/main.yml", [
-        "ansible/plugins/filter/scrape_targets.yml", "ansible/roles/fox_avatar_monitoring/meta/argument_specs.yml",
-        "monitoring/compose/blackbox.Dockerfile", "monitoring/compose/prometheus.yml",
-        "monitoring/prometheus/prometheus.yml"]),
-    "mtail's port": ("3903", "ansible/roles/fox_avatar_monitoring/vars/main.yml", [
-        "ansible/plugins/filter/scrape_targets.yml", "ansible/roles/fox_avatar_monitoring/meta/argument_specs.yml",
-        "docker-compose.yml", "monitoring/compose/mtail.Dockerfile", "monitoring/compose/prometheus.yml",
-        "monitoring/prometheus/fox-avatar.rules.test.yml", "monitoring/prometheus/prometheus.yml"]),
-    "Prometheus's port": ("9090", "ansible/roles/fox_avatar_monitoring/vars/main.yml", [
-        ".env.example", "ansible/roles/fox_avatar_monitoring/meta/argument_specs.yml", "docker-compose.yml",
-        "monitoring/compose/prometheus.Dockerfile"]),
+PORTS_OWNER = "ports.env"
+PORTS_GENERATED = ["app/src/main/java/dev/foxavatar/Ports.java"]
+# A test's data, not a copy: promtool's unit test writes instances as Prometheus would label them.
+NOT_COPIES = ["monitoring/prometheus/fox-avatar.rules.test.yml"]
+
+# file: the places in it that still write a port (text, <NAME> for ports.env's NAME).
+PORT_COPIES = {
+    '.env.example': [
+        'AVATAR_HTTPS_PORT=<NGINX_CONTAINER_HTTPS_PORT>',
+        'AVATAR_HTTP_PORT=<NGINX_CONTAINER_HTTP_PORT>',
+        'AVATAR_APP_PORT=<APP_PORT>',
+        'VATAR_PROMETHEUS_PORT=<PROMETHEUS_PORT>',
+    ],
+    'ansible/plugins/filter/pool_members.yml': [
+        'f": "server 10.0.0.11:<APP_PORT>;", "app',
+    ],
+    'ansible/plugins/filter/scrape_targets.yml': [
+        "s, {'nginx_exporter': <NGINX_EXPORTER_PORT>, 'mtail': <MTAIL_PORT>, 'blackbox': <BLACKBOX_PORT>},",
+    ],
+    'ansible/roles/fox_avatar_app/defaults/main.yml': [
+        'fox_avatar_app_port: <APP_PORT>',
+        'tar_app_metrics_port: <APP_METRICS_PORT>',
+    ],
+    'ansible/roles/fox_avatar_app/meta/argument_specs.yml': [
+        'default: <APP_PORT>',
+        'default: <APP_METRICS_PORT>',
+    ],
+    'ansible/roles/fox_avatar_monitoring/meta/argument_specs.yml': [
+        ' nginx-exporter (port <NGINX_EXPORTER_PORT>),',
+        'mtail (<MTAIL_PORT>), blackbox_exporter (<BLACKBOX_PORT>), Prometheus (<PROMETHEUS_PORT>) and, b',
+    ],
+    'ansible/roles/fox_avatar_monitoring/vars/main.yml': [
+        'nginx_exporter: <NGINX_EXPORTER_PORT>',
+        'mtail: <MTAIL_PORT>',
+        'blackbox: <BLACKBOX_PORT>',
+        'prometheus: <PROMETHEUS_PORT>',
+    ],
+    'ansible/roles/fox_avatar_nginx/defaults/main.yml': [
+        'sten: "{{ [\'127.0.0.1:<NGINX_STATUS_PORT>\'] if (f',
+        'yslog: "{{ \'127.0.0.1:<NGINX_FALLBACK_FEED_PORT>\' if (fo',
+    ],
+    'ansible/roles/fox_avatar_nginx/meta/argument_specs.yml': [
+        'ault: "{{ [\'127.0.0.1:<NGINX_STATUS_PORT>\'] if (f',
+        "default C(['127.0.0.1:<NGINX_STATUS_PORT>']) when",
+        'fault: "{{ \'127.0.0.1:<NGINX_FALLBACK_FEED_PORT>\' if (fo',
+        'y default C(127.0.0.1:<NGINX_FALLBACK_FEED_PORT>) (mtail',
+    ],
+    'ansible/roles/fox_avatar_nginx/tasks/preflight.yml': [
+        "ort (e.g. ['127.0.0.1:<NGINX_STATUS_PORT>']), nev",
+        ':port (e.g. 127.0.0.1:<NGINX_FALLBACK_FEED_PORT>) nor em',
+    ],
+    'app/Dockerfile': [
+        'AVATAR_PORT=<APP_PORT> \\',
+        'AVATAR_METRICS_PORT=<APP_METRICS_PORT> \\',
+        'EXPOSE <APP_PORT> <APP_METRICS_PORT>',
+        '.0.0.1/${AVATAR_PORT:-<APP_PORT>} && pri',
+    ],
+    'app/aot-train.sh': [
+        'port=<APP_PORT> metrics=<APP_METRICS_PORT>',
+    ],
+    'docker-compose.yml': [
+        'pen https://localhost:<NGINX_CONTAINER_HTTPS_PORT>/',
+        '     http://127.0.0.1:<PROMETHEUS_PORT>/ (docs/',
+        ' ${AVATAR_HTTPS_PORT:-<NGINX_CONTAINER_HTTPS_PORT>}',
+        't ${AVATAR_HTTP_PORT:-<NGINX_CONTAINER_HTTP_PORT>}',
+        'rt ${AVATAR_APP_PORT:-<APP_PORT>}',
+        'ATAR_PROMETHEUS_PORT:-<PROMETHEUS_PORT>}',
+        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, publis',
+        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, publis',
+        '- {target: <NGINX_CONTAINER_HTTP_PORT>, publis',
+        'dev/tcp GET / on port <APP_PORT> must ge',
+        '- {target: <PROMETHEUS_PORT>, publis',
+        '# on 127.0.0.1:<NGINX_STATUS_PORT> (loopback only) and the feed goes to 127.0.0.1:<NGINX_FALLBACK_FEED_PORT>/udp',
+        'scrapes them at nginx:<NGINX_EXPORTER_PORT> and nginx:<MTAIL_PORT>. When N',
+        'ts it: HTTPS to nginx:<NGINX_CONTAINER_HTTPS_PORT>, verifi',
+    ],
+    'docker-stack.yml': [
+        'rt ${AVATAR_APP_PORT:-<APP_PORT>}',
+        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, publis',
+        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, publis',
+        '- {target: <NGINX_CONTAINER_HTTP_PORT>, publis',
+    ],
+    'monitoring/compose/blackbox.Dockerfile': [
+        'crapes it at blackbox:<BLACKBOX_PORT> (job fo',
+        'EXPOSE <BLACKBOX_PORT>',
+        '3<>/dev/tcp/127.0.0.1/<BLACKBOX_PORT> && prin',
+        '--web.listen-address=:<BLACKBOX_PORT>"]',
+    ],
+    'monitoring/compose/mtail.Dockerfile': [
+        'ack feed to 127.0.0.1:<NGINX_FALLBACK_FEED_PORT>/udp',
+        's scrapes it at nginx:<MTAIL_PORT> (job',
+        'ability needed (ports <MTAIL_PORT> and <NGINX_FALLBACK_FEED_PORT>/udp).',
+        'EXPOSE <MTAIL_PORT> <NGINX_FALLBACK_FEED_PORT>/udp',
+        'nd its status page on <MTAIL_PORT> answers',
+        "3<>/dev/tcp/127.0.0.1/<NGINX_STATUS_PORT> && printf 'GET /stub_status HTTP/1.0\\\\r\\\\n\\\\r\\\\n' >&3 && IFS= read -r -t 2 s <&3 && [[ $s == HTTP/1.?' 200 '* ]]); then kill -TERM 1; exit 1; fi; exec 3<>/dev/tcp/127.0.0.1/<MTAIL_PORT> && prin",
+        'gs", "udp://127.0.0.1:<NGINX_FALLBACK_FEED_PORT>", "-port", "<MTAIL_PORT>", "-emi',
+    ],
+    'monitoring/compose/nginx-exporter.Dockerfile': [
+        ' listens on 127.0.0.1:<NGINX_STATUS_PORT> (nginx/',
+        's scrapes it at nginx:<NGINX_EXPORTER_PORT> (job fo',
+        'pability needed (port <NGINX_EXPORTER_PORT>).',
+        'EXPOSE <NGINX_EXPORTER_PORT>',
+        'd its landing page on <NGINX_EXPORTER_PORT> answers',
+        "3<>/dev/tcp/127.0.0.1/<NGINX_STATUS_PORT> && printf 'GET /stub_status HTTP/1.0\\\\r\\\\n\\\\r\\\\n' >&3 && IFS= read -r -t 2 s <&3 && [[ $s == HTTP/1.?' 200 '* ]]); then kill -TERM 1; exit 1; fi; exec 3<>/dev/tcp/127.0.0.1/<NGINX_EXPORTER_PORT> && prin",
+        '-uri=http://127.0.0.1:<NGINX_STATUS_PORT>/stub_status", "--web.listen-address=:<NGINX_EXPORTER_PORT>"]',
+    ],
+    'monitoring/compose/prometheus.Dockerfile': [
+        'pability needed (port <PROMETHEUS_PORT>).',
+        'EXPOSE <PROMETHEUS_PORT>',
+        '3<>/dev/tcp/127.0.0.1/<PROMETHEUS_PORT> && prin',
+    ],
+    'monitoring/compose/prometheus.yml': [
+        '# app/Dockerfile, <APP_METRICS_PORT>) is on ',
+        'port: <APP_METRICS_PORT>',
+        '- targets: ["nginx:<NGINX_EXPORTER_PORT>"]',
+        '- targets: ["nginx:<MTAIL_PORT>"]',
+        't inside the project (<NGINX_CONTAINER_HTTPS_PORT>,',
+        'gets: ["https://nginx:<NGINX_CONTAINER_HTTPS_PORT>/"]',
+        'gets: ["https://nginx:<NGINX_CONTAINER_HTTPS_PORT>/"]',
+        'eplacement: "blackbox:<BLACKBOX_PORT>"}',
+    ],
+    'monitoring/prometheus/prometheus.yml': [
+        'rt, default 127.0.0.1:<APP_METRICS_PORT>):',
+        ' targets: ["127.0.0.1:<APP_METRICS_PORT>"]',
+        ' targets: ["127.0.0.1:<NGINX_EXPORTER_PORT>"]',
+        ' targets: ["127.0.0.1:<MTAIL_PORT>"]',
+        'placement: "127.0.0.1:<BLACKBOX_PORT>"}',
+    ],
+    'nginx/Dockerfile': [
+        'cluded: it listens on <NGINX_CONTAINER_HTTP_PORT>/<NGINX_CONTAINER_HTTPS_PORT> inside ',
+        'ARG HTTP_PORT=<NGINX_CONTAINER_HTTP_PORT>',
+        'ARG HTTPS_PORT=<NGINX_CONTAINER_HTTPS_PORT>',
+        '3<>/dev/tcp/127.0.0.1/<NGINX_CONTAINER_HTTP_PORT> && prin',
+    ],
+    'nginx/compose/entrypoint.d/30-site.sh': [
+        'atus_listen=127.0.0.1:<NGINX_STATUS_PORT>',
+        'back_syslog=127.0.0.1:<NGINX_FALLBACK_FEED_PORT>',
+    ],
+    'nginx/fox-avatar.conf.j2': [
+        "| default(['127.0.0.1:<NGINX_CONTAINER_HTTP_PORT>']) %}",
+    ],
+    'nginx/fox-avatar/http-server.conf': [
+        '$avatar_https_port (":<NGINX_CONTAINER_HTTPS_PORT>", or ""',
+    ],
+    'nginx/render.py': [
+        'JSON when it can be: <NGINX_CONTAINER_HTTPS_PORT>, true, ',
+    ],
+    'tools/docker/systemd.sh': [
+        '`docker run` (e.g. -p <NGINX_CONTAINER_HTTPS_PORT>:443). I',
+    ],
+    'tools/loopback.py': [
+        'own too: its default (<APP_METRICS_PORT>) would ',
+    ],
 }
 
 
@@ -71,15 +197,50 @@ def holds(text, value):
     return re.search(r"(?<![0-9A-Za-z_.])" + value + r"(?![0-9A-Za-z_])", text) is not None
 
 
-@pytest.mark.parametrize("fact", sorted(REGISTER))
-def test_each_port_has_its_owner_and_only_its_listed_copies(fact):
-    value, owner, copies = REGISTER[fact]
-    assert holds((ROOT / owner).read_text(encoding="utf-8"), value), \
-        f"{fact}: its owner {owner} no longer holds {value}: change the register with the owner and every copy"
-    found = {name for name, text in product_files() if holds(text, value)}
-    want = {owner, *copies}
-    assert not want - found, f"{fact}: these copies no longer hold {value} (drifted from {owner}): {sorted(want - found)}"
-    assert not found - want, f"{fact}: new copies of {value} (read it from {owner} instead): {sorted(found - want)}"
+def rendered(copy, owner):
+    """A register entry with the owner's values in place of its <NAME>s."""
+    return re.sub(r"<([A-Z][A-Z0-9_]*)>", lambda m: str(owner[m[1]]), copy)
+
+
+def test_the_ports_owner_reads_as_its_readers_read_it():
+    owner = ports.read()
+    assert {"APP_PORT", "APP_METRICS_PORT", "NGINX_STATUS_PORT", "NGINX_FALLBACK_FEED_PORT",
+            "NGINX_EXPORTER_PORT", "MTAIL_PORT", "BLACKBOX_PORT", "PROMETHEUS_PORT"} <= set(owner), owner
+    for names in PORT_COPIES.values():
+        for copy in names:
+            for name in re.findall(r"<([A-Z][A-Z0-9_]*)>", copy):
+                assert name in owner, f"the register names {name}, which {PORTS_OWNER} does not define"
+
+
+def test_the_generated_ports_are_current():
+    for name in PORTS_GENERATED:
+        text = (ROOT / name).read_text(encoding="utf-8")
+        assert text == ports.java_source(), f"{name} is not what `{ports.COMMAND}` writes from {PORTS_OWNER}: run it"
+
+
+@pytest.mark.parametrize("name", sorted(PORT_COPIES))
+def test_each_remaining_port_copy_agrees_with_ports_env(name):
+    owner = ports.read()
+    text = (ROOT / name).read_text(encoding="utf-8")
+    gone = [copy for copy in PORT_COPIES[name] if rendered(copy, owner) not in text]
+    assert not gone, (f"{name} no longer writes these as {PORTS_OWNER} gives them (it drifted from the owner, "
+                      f"or it reads the owner now: drop them from the register): {gone}")
+
+
+def test_no_other_product_file_writes_a_port():
+    owner = ports.read()
+    values = sorted({str(port) for port in owner.values()})
+    skip = {PORTS_OWNER, *PORTS_GENERATED, *NOT_COPIES}
+    found = []
+    for name, text in product_files():
+        if name in skip:
+            continue
+        listed = [rendered(copy, owner) for copy in PORT_COPIES.get(name, [])]
+        for number, line in enumerate(text.splitlines(), 1):
+            if any(holds(line, value) for value in values) and not any(copy in line for copy in listed):
+                found.append(f"{name}:{number}: {line.strip()[:100]}")
+    assert not found, (f"these write a port of {PORTS_OWNER} themselves (read it from there, or list the place "
+                       f"in PORT_COPIES with the reason it cannot):\n" + "\n".join(found))
 
 
 def test_the_self_signed_policy_has_one_owner():
