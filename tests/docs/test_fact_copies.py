@@ -35,44 +35,6 @@ PORT_COPIES = {
         'AVATAR_APP_PORT=<APP_PORT>',
         'VATAR_PROMETHEUS_PORT=<PROMETHEUS_PORT>',
     ],
-    'ansible/plugins/filter/pool_members.yml': [
-        'f": "server 10.0.0.11:<APP_PORT>;", "app',
-    ],
-    'ansible/plugins/filter/scrape_targets.yml': [
-        "s, {'nginx_exporter': <NGINX_EXPORTER_PORT>, 'mtail': <MTAIL_PORT>, 'blackbox': <BLACKBOX_PORT>},",
-    ],
-    'ansible/roles/fox_avatar_app/defaults/main.yml': [
-        'fox_avatar_app_port: <APP_PORT>',
-        'tar_app_metrics_port: <APP_METRICS_PORT>',
-    ],
-    'ansible/roles/fox_avatar_app/meta/argument_specs.yml': [
-        'default: <APP_PORT>',
-        'default: <APP_METRICS_PORT>',
-    ],
-    'ansible/roles/fox_avatar_monitoring/meta/argument_specs.yml': [
-        ' nginx-exporter (port <NGINX_EXPORTER_PORT>),',
-        'mtail (<MTAIL_PORT>), blackbox_exporter (<BLACKBOX_PORT>), Prometheus (<PROMETHEUS_PORT>) and, b',
-    ],
-    'ansible/roles/fox_avatar_monitoring/vars/main.yml': [
-        'nginx_exporter: <NGINX_EXPORTER_PORT>',
-        'mtail: <MTAIL_PORT>',
-        'blackbox: <BLACKBOX_PORT>',
-        'prometheus: <PROMETHEUS_PORT>',
-    ],
-    'ansible/roles/fox_avatar_nginx/defaults/main.yml': [
-        'sten: "{{ [\'127.0.0.1:<NGINX_STATUS_PORT>\'] if (f',
-        'yslog: "{{ \'127.0.0.1:<NGINX_FALLBACK_FEED_PORT>\' if (fo',
-    ],
-    'ansible/roles/fox_avatar_nginx/meta/argument_specs.yml': [
-        'ault: "{{ [\'127.0.0.1:<NGINX_STATUS_PORT>\'] if (f',
-        "default C(['127.0.0.1:<NGINX_STATUS_PORT>']) when",
-        'fault: "{{ \'127.0.0.1:<NGINX_FALLBACK_FEED_PORT>\' if (fo',
-        'y default C(127.0.0.1:<NGINX_FALLBACK_FEED_PORT>) (mtail',
-    ],
-    'ansible/roles/fox_avatar_nginx/tasks/preflight.yml': [
-        "ort (e.g. ['127.0.0.1:<NGINX_STATUS_PORT>']), nev",
-        ':port (e.g. 127.0.0.1:<NGINX_FALLBACK_FEED_PORT>) nor em',
-    ],
     'app/Dockerfile': [
         'AVATAR_PORT=<APP_PORT> \\',
         'AVATAR_METRICS_PORT=<APP_METRICS_PORT> \\',
@@ -143,12 +105,12 @@ PORT_COPIES = {
         'gets: ["https://nginx:<NGINX_CONTAINER_HTTPS_PORT>/"]',
         'eplacement: "blackbox:<BLACKBOX_PORT>"}',
     ],
+    # A sample to copy into a Prometheus of one's own, which reads it as it is (no variables):
     'monitoring/prometheus/prometheus.yml': [
-        'rt, default 127.0.0.1:<APP_METRICS_PORT>):',
-        ' targets: ["127.0.0.1:<APP_METRICS_PORT>"]',
-        ' targets: ["127.0.0.1:<NGINX_EXPORTER_PORT>"]',
-        ' targets: ["127.0.0.1:<MTAIL_PORT>"]',
-        'placement: "127.0.0.1:<BLACKBOX_PORT>"}',
+        'targets: ["127.0.0.1:<APP_METRICS_PORT>"]',
+        'targets: ["127.0.0.1:<NGINX_EXPORTER_PORT>"]',
+        'targets: ["127.0.0.1:<MTAIL_PORT>"]',
+        'replacement: "127.0.0.1:<BLACKBOX_PORT>"}',
     ],
     'nginx/Dockerfile': [
         'cluded: it listens on <NGINX_CONTAINER_HTTP_PORT>/<NGINX_CONTAINER_HTTPS_PORT> inside ',
@@ -270,9 +232,7 @@ def test_the_self_signed_policy_has_one_owner():
 # (the benchmark and the tests are clients: they write the URL as a browser does):
 GRAVATAR_OWNER = "imageset/contract.py"
 GRAVATAR_GENERATED = ["app/src/main/java/dev/foxavatar/ImageSetContract.java", "nginx/fox-avatar/location-gravatar.conf"]
-GRAVATAR_COPIES = [
-    "monitoring/mtail/fox-avatar.mtail",   # the fallback counter's route label, as Nginx's feed writes it
-]
+GRAVATAR_COPIES = []   # mtail's route label takes the route as Nginx's feed writes it
 GRAVATAR_SHAPE = re.compile(r"(?<![0-9A-Za-z_.-])(?:/|\\/)avatar(?:/|\\/)|\[0-9A-Fa-f\]\{(?:32|64)\}|\[A-Za-z0-9\]\{1,5\}")
 
 
@@ -297,3 +257,59 @@ def test_gravatars_path_has_one_owner():
     for constant in ("GRAVATAR_PREFIX", "GRAVATAR_MD5_DIGITS", "GRAVATAR_SHA256_DIGITS", "GRAVATAR_MAX_EXTENSION"):
         assert f"ImageSetContract.{constant}" in java, f"GravatarPath.java does not read {constant}"
     assert "static final" not in java, "GravatarPath.java defines a constant of its own"
+
+
+# A role's setting that another role needs is read as it is where the owner is a dependency of the
+# reader (meta/main.yml): Ansible loads the dependency's defaults with the reader, in the pre-flight
+# play too. Where it is not (the reader must not run the owner's tasks: Prometheus's and the
+# exporters' role on a host without Nginx, the service's role on a host without monitoring), the
+# reader falls back on the owner's default, written again: these pairs, each checked equal to the
+# owner's default. (reader role, the owner's variable)
+CROSS_ROLE_FALLBACKS = {
+    ("fox_avatar_monitoring", "fox_avatar_tls_mode"),
+    ("fox_avatar_monitoring", "fox_avatar_tls_domains"),
+    ("fox_avatar_monitoring", "fox_avatar_tls_cert_path"),
+    ("fox_avatar_nginx", "fox_avatar_monitoring_enabled"),
+    ("fox_avatar_app", "fox_avatar_monitoring_address"),
+}
+FALLBACK = re.compile(r"\b(fox_avatar_[a-z0-9_]+) \| default\(([^()]*(?:\([^()]*\))?[^()]*)\)")
+
+
+def flow(value):
+    import yaml
+    return yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
+
+
+def role_owning(variable, roles):
+    return max((role for role in roles if variable.startswith(role + "_")), key=len, default=None)
+
+
+def test_a_role_reads_another_roles_setting_without_writing_its_default_again():
+    import yaml
+    roles_dir = ROOT / "ansible/roles"
+    roles = sorted(path.name for path in roles_dir.iterdir() if (path / "tasks").is_dir())
+    defaults = {role: yaml.safe_load((roles_dir / role / "defaults/main.yml").read_text(encoding="utf-8")) or {}
+                for role in roles if (roles_dir / role / "defaults/main.yml").exists()}
+    found, wrong = set(), []
+    for path in roles_dir.rglob("*"):
+        if path.suffix not in (".yml", ".j2") or "molecule" in path.parts:
+            continue
+        reader = path.relative_to(roles_dir).parts[0]
+        for variable, fallback in FALLBACK.findall(path.read_text(encoding="utf-8")):
+            owner = role_owning(variable, roles)
+            if owner is None or owner == reader:
+                continue
+            found.add((reader, variable))
+            value = defaults[owner][variable]
+            if isinstance(value, str):   # the owner's default may name another of its own defaults
+                value = re.sub(r"\{\{ (fox_avatar_[a-z0-9_]+) \}\}", lambda m: str(defaults[owner][m[1]]), value)
+            # (a list of the host's own name is written [inventory_hostname] in a fallback)
+            want = "[inventory_hostname]" if value == ["{{ inventory_hostname }}"] else flow(value)
+            got = fallback if fallback == "[inventory_hostname]" else flow(yaml.safe_load(fallback))
+            if got != want:
+                wrong.append(f"{path.relative_to(ROOT)}: {variable} | default({fallback}), but {owner}'s default is {value!r}")
+    assert not wrong, "fallbacks that differ from their owner's default:\n" + "\n".join(wrong)
+    assert not found - CROSS_ROLE_FALLBACKS, (
+        f"new fallbacks on another role's default (make the owner a dependency, or list the pair with why): "
+        f"{sorted(found - CROSS_ROLE_FALLBACKS)}")
+    assert not CROSS_ROLE_FALLBACKS - found, f"these no longer fall back: drop them: {sorted(CROSS_ROLE_FALLBACKS - found)}"

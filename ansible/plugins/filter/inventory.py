@@ -4,22 +4,25 @@
 #        fox_avatar_pool's upstream pool: {"<app host>.conf": "server address:port;"}
 #   MEMBER | fox_avatar.deploy.pool_files(groups, hostvars, this_host)
 #        where each proxy keeps one member's upstream file (fox_avatar_pool's tasks/mark.yml)
-#   GROUPS | fox_avatar.deploy.scrape_targets(hostvars, ports, probe_modules)
+#   GROUPS | fox_avatar.deploy.scrape_targets(hostvars, probe_modules)
 #        fox_avatar_monitoring's file_sd target groups, one list per Prometheus job
 #
 # A host's settings come from its hostvars (inventory, group_vars, -e). A setting the inventory does
 # not give has the default of the role that owns it, read here from that role's defaults/main.yml
-# (one owner: fox_avatar_app's port and /metrics port, fox_avatar_pool's directory and proxies' group,
-# fox_avatar_monitoring's listeners' address),
-# never written here a second time.
+# (fox_avatar_pool's directory and proxies' group, fox_avatar_monitoring's listeners' address) or,
+# for a port, from ports.env (the collection's copy: fox_avatar_app's port and /metrics port, the
+# exporters'), never
+# written here a second time.
 from functools import cache
 from pathlib import Path
 
 import yaml
 from ansible.errors import AnsibleFilterError
+from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.ports import read as read_ports
 
 # plugins/filter/ -> the collection's root (ansible/ in the repository)
 _ROLES = Path(__file__).resolve().parents[2] / "roles"
+_PORTS = Path(__file__).resolve().parents[2] / "ports.env"
 
 
 @cache
@@ -30,6 +33,12 @@ def role_default(role, name):
     if value is None or (isinstance(value, str) and "{{" in value):
         raise AnsibleFilterError(f"{role}/defaults/main.yml: {name} is not a literal default")
     return value
+
+
+@cache
+def default_port(name):
+    """A default port of ports.env (the collection's copy)."""
+    return read_ports(_PORTS)[name]
 
 
 def _setting(hostvars, host, name, default):
@@ -46,7 +55,7 @@ def _bracket(address):
 def pool_members(apps, hostvars, proxies, this_host):
     """One upstream member per app host: its fox_avatar_app_address (127.0.0.1, the app role's rule,
     only when the host is this proxy and the only one) and its fox_avatar_app_port."""
-    port_default = role_default("fox_avatar_app", "fox_avatar_app_port")
+    port_default = default_port("APP_PORT")
     members = {}
     for host in apps:
         address = hostvars[host].get("fox_avatar_app_address")
@@ -73,11 +82,11 @@ def pool_files(member, groups, hostvars, this_host):
             for proxy in groups.get(group, [])]
 
 
-def scrape_targets(groups, hostvars, ports, probe_modules):
+def scrape_targets(groups, hostvars, probe_modules):
     """file_sd target groups for fox-avatar-app (every app host's /metrics listener, unless off) and
     fox-avatar-nginx, -mtail, -probe (every proxy's exporters); the label `host` tells hosts apart
     whose listeners are all loopback."""
-    metrics_port_default = role_default("fox_avatar_app", "fox_avatar_app_metrics_port")
+    metrics_port_default = default_port("APP_METRICS_PORT")
     address_default = role_default("fox_avatar_monitoring", "fox_avatar_monitoring_address")
     sd = {"fox-avatar-app": [], "fox-avatar-nginx": [], "fox-avatar-mtail": [], "fox-avatar-probe": []}
 
@@ -93,8 +102,8 @@ def scrape_targets(groups, hostvars, ports, probe_modules):
         sd["fox-avatar-app"].append({"targets": [f"{address}:{port}"], "labels": {"host": host}})
     for host in groups.get("avatar_proxies", []):
         address = listen(host)
-        sd["fox-avatar-nginx"].append({"targets": [f"{address}:{ports['nginx_exporter']}"], "labels": {"host": host}})
-        sd["fox-avatar-mtail"].append({"targets": [f"{address}:{ports['mtail']}"], "labels": {"host": host}})
+        sd["fox-avatar-nginx"].append({"targets": [f"{address}:{default_port('NGINX_EXPORTER_PORT')}"], "labels": {"host": host}})
+        sd["fox-avatar-mtail"].append({"targets": [f"{address}:{default_port('MTAIL_PORT')}"], "labels": {"host": host}})
         # fox_avatar_monitoring's default: the first name of the certificate (fox_avatar_tls_domains,
         # whose default is the host's inventory name)
         url = hostvars[host].get("fox_avatar_monitoring_probe_url")
@@ -103,7 +112,7 @@ def scrape_targets(groups, hostvars, ports, probe_modules):
         for module in probe_modules:
             sd["fox-avatar-probe"].append({"targets": [url], "labels": {
                 "host": host, "module": module, "__param_module": module,
-                "__fox_avatar_blackbox": f"{address}:{ports['blackbox']}"}})
+                "__fox_avatar_blackbox": f"{address}:{default_port('BLACKBOX_PORT')}"}})
     return sd
 
 
