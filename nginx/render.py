@@ -4,7 +4,7 @@
     nginx/render.py [VARS.json ...] [name=value ...] [--images DIR] [-o OUTPUT]
 
 Variables come from JSON files and name=value pairs (a value is parsed as
-JSON when it can be: 8443, true, ["127.0.0.1"]; otherwise it is a string).
+JSON when it can be: 443, true, ["127.0.0.1"]; otherwise it is a string).
 --images DIR sets avatar_image_set, the image set's maps as data (the owner's
 template_data of DIR/manifest.tsv, made by `make images`; every file it lists
 must be in DIR): the served-URI map and the fallback's answers. Same Jinja settings as Ansible's template module

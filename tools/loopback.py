@@ -240,7 +240,7 @@ class LoopbackStack:
         self.tmp = Path(tempfile.mkdtemp(prefix="fox-avatar-stack-"))
         self.tmp.chmod(0o755)      # nginx workers (www-data) read the ACME webroot
         self.host, self.addr = LOOPBACK_HOST, "127.0.0.1"
-        # the sidecar's /metrics listener on a port of its own too: its default (8081) would be shared by
+        # the sidecar's /metrics listener on a port of its own too: its default (ports.env's APP_METRICS_PORT) would be shared by
         # every stack that runs at once
         self.http_port, self.https_port, self.app_port, self.metrics_port = free_ports(4)
         self.redirect_port = self.https_port

@@ -21,14 +21,19 @@ RUN [ "$(id -u prometheus):$(id -g prometheus)" = 100:101 ] \
  || { echo "prometheus is $(id -u prometheus):$(id -g prometheus), not 100:101: change USER below" >&2; exit 1; }
 # The package's own user, prometheus (100:101 in this image; numeric, so that a runtime can tell it is
 # not root without the image's /etc/passwd; the build stops if the package ever picks another).
-# No capability needed (port 9090).
+# The ports (ENTRYPOINT and HEALTHCHECK below source it): ports.env, their one owner.
+COPY ports.env /usr/local/lib/fox-avatar/ports.env
+# No capability needed (an unprivileged port).
 USER 100:101
+# ports.env's PROMETHEUS_PORT (EXPOSE cannot read a file: tests/docs/test_fact_copies.py checks it).
 EXPOSE 9090
 VOLUME ["/prometheus"]
 
 # /-/healthy must answer 200: bash's /dev/tcp, no curl in the image.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/9090 && printf 'GET /-/healthy HTTP/1.0\\r\\n\\r\\n' >&3 && IFS= read -r -t 2 status <&3 && [[ $status == HTTP/1.?' 200 '* ]]"]
+  CMD ["bash", "-c", ". /usr/local/lib/fox-avatar/ports.env && exec 3<>/dev/tcp/127.0.0.1/$PROMETHEUS_PORT && printf 'GET /-/healthy HTTP/1.0\\r\\n\\r\\n' >&3 && IFS= read -r -t 2 status <&3 && [[ $status == HTTP/1.?' 200 '* ]]"]
 
-ENTRYPOINT ["/usr/bin/prometheus"]
+# The listen port from ports.env, through bash, which execs Prometheus (PID 1, its own signals);
+# CMD's flags follow it.
+ENTRYPOINT ["bash", "-c", ". /usr/local/lib/fox-avatar/ports.env && exec /usr/bin/prometheus --web.listen-address=:$PROMETHEUS_PORT \"$@\"", "prometheus"]
 CMD ["--config.file=/etc/prometheus/prometheus.yml", "--storage.tsdb.path=/prometheus"]

@@ -229,7 +229,11 @@ def test_nginx_listen_ports_agree_with_compose_targets_and_health_check():
     assert listening == exposed
     assert set(re.findall(r"^\s*listen (\S+):\d+", site, re.M)) == {"*", "127.0.0.1"}
     http_target = min(p for p in listening if f"listen *:{p};" in site)
-    assert f"/dev/tcp/127.0.0.1/{http_target} " in " ".join(image["Config"]["Healthcheck"]["Test"])
+    # the check reads the HTTP port from the ports.env the image ships, as 30-site.sh does
+    assert "/dev/tcp/127.0.0.1/$NGINX_CONTAINER_HTTP_PORT " in " ".join(image["Config"]["Healthcheck"]["Test"])
+    shipped = compose("exec", "-T", "nginx", "bash", "-c",
+                      ". /usr/local/lib/fox-avatar/ports.env && echo $NGINX_CONTAINER_HTTP_PORT").stdout
+    assert int(shipped) == http_target
 
 
 def test_images_max_age_setting_in_an_env_file_reaches_the_image_responses(tmp_path):

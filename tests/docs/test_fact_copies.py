@@ -29,81 +29,59 @@ NOT_COPIES = ["monitoring/prometheus/fox-avatar.rules.test.yml"]
 
 # file: the places in it that still write a port (text, <NAME> for ports.env's NAME).
 PORT_COPIES = {
+    # The sample of compose's settings, as a user writes them (tests/compose: it equals compose's defaults).
     '.env.example': [
         'AVATAR_HTTPS_PORT=<NGINX_CONTAINER_HTTPS_PORT>',
         'AVATAR_HTTP_PORT=<NGINX_CONTAINER_HTTP_PORT>',
         'AVATAR_APP_PORT=<APP_PORT>',
-        'VATAR_PROMETHEUS_PORT=<PROMETHEUS_PORT>',
+        'AVATAR_PROMETHEUS_PORT=<PROMETHEUS_PORT>',
     ],
+    # EXPOSE takes numbers only (its health check and the training run source the shipped ports.env).
     'app/Dockerfile': [
-        'AVATAR_PORT=<APP_PORT> \\',
-        'AVATAR_METRICS_PORT=<APP_METRICS_PORT> \\',
         'EXPOSE <APP_PORT> <APP_METRICS_PORT>',
-        '.0.0.1/${AVATAR_PORT:-<APP_PORT>} && pri',
     ],
-    'app/aot-train.sh': [
-        'port=<APP_PORT> metrics=<APP_METRICS_PORT>',
-    ],
+    # Compose reads no file for its defaults and targets (only .env, the user's); the usage header's URLs,
+    # as a user opens them.
     'docker-compose.yml': [
-        'pen https://localhost:<NGINX_CONTAINER_HTTPS_PORT>/',
-        '     http://127.0.0.1:<PROMETHEUS_PORT>/ (docs/',
-        ' ${AVATAR_HTTPS_PORT:-<NGINX_CONTAINER_HTTPS_PORT>}',
-        't ${AVATAR_HTTP_PORT:-<NGINX_CONTAINER_HTTP_PORT>}',
-        'rt ${AVATAR_APP_PORT:-<APP_PORT>}',
-        'ATAR_PROMETHEUS_PORT:-<PROMETHEUS_PORT>}',
-        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, publis',
-        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, publis',
-        '- {target: <NGINX_CONTAINER_HTTP_PORT>, publis',
-        'dev/tcp GET / on port <APP_PORT> must ge',
-        '- {target: <PROMETHEUS_PORT>, publis',
-        '# on 127.0.0.1:<NGINX_STATUS_PORT> (loopback only) and the feed goes to 127.0.0.1:<NGINX_FALLBACK_FEED_PORT>/udp',
-        'scrapes them at nginx:<NGINX_EXPORTER_PORT> and nginx:<MTAIL_PORT>. When N',
-        'ts it: HTTPS to nginx:<NGINX_CONTAINER_HTTPS_PORT>, verifi',
+        'then open https://localhost:<NGINX_CONTAINER_HTTPS_PORT>/',
+        'http://127.0.0.1:<PROMETHEUS_PORT>/ (docs/monitoring.md',
+        'https-port: &https-port ${AVATAR_HTTPS_PORT:-<NGINX_CONTAINER_HTTPS_PORT>}',
+        'http-port: &http-port ${AVATAR_HTTP_PORT:-<NGINX_CONTAINER_HTTP_PORT>}',
+        'app-port: &app-port ${AVATAR_APP_PORT:-<APP_PORT>}',
+        'prometheus-port: &prometheus-port ${AVATAR_PROMETHEUS_PORT:-<PROMETHEUS_PORT>}',
+        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, published: *https-port',
+        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, published: *https-port',
+        '- {target: <NGINX_CONTAINER_HTTP_PORT>, published: *http-port',
+        '- {target: <PROMETHEUS_PORT>, published: *prometheus-port',
     ],
+    # As docker-compose.yml: a default and targets, which a stack file cannot read from a file.
     'docker-stack.yml': [
-        'rt ${AVATAR_APP_PORT:-<APP_PORT>}',
-        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, publis',
-        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, publis',
-        '- {target: <NGINX_CONTAINER_HTTP_PORT>, publis',
+        'app-port: &app-port ${AVATAR_APP_PORT:-<APP_PORT>}',
+        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, published: *https-port',
+        '- {target: <NGINX_CONTAINER_HTTPS_PORT>, published: *https-port',
+        '- {target: <NGINX_CONTAINER_HTTP_PORT>, published: *http-port',
     ],
+    # The four monitoring images: EXPOSE takes numbers only (ENTRYPOINT and HEALTHCHECK source ports.env).
     'monitoring/compose/blackbox.Dockerfile': [
-        'crapes it at blackbox:<BLACKBOX_PORT> (job fo',
         'EXPOSE <BLACKBOX_PORT>',
-        '3<>/dev/tcp/127.0.0.1/<BLACKBOX_PORT> && prin',
-        '--web.listen-address=:<BLACKBOX_PORT>"]',
     ],
     'monitoring/compose/mtail.Dockerfile': [
-        'ack feed to 127.0.0.1:<NGINX_FALLBACK_FEED_PORT>/udp',
-        's scrapes it at nginx:<MTAIL_PORT> (job',
-        'ability needed (ports <MTAIL_PORT> and <NGINX_FALLBACK_FEED_PORT>/udp).',
         'EXPOSE <MTAIL_PORT> <NGINX_FALLBACK_FEED_PORT>/udp',
-        'nd its status page on <MTAIL_PORT> answers',
-        "3<>/dev/tcp/127.0.0.1/<NGINX_STATUS_PORT> && printf 'GET /stub_status HTTP/1.0\\\\r\\\\n\\\\r\\\\n' >&3 && IFS= read -r -t 2 s <&3 && [[ $s == HTTP/1.?' 200 '* ]]); then kill -TERM 1; exit 1; fi; exec 3<>/dev/tcp/127.0.0.1/<MTAIL_PORT> && prin",
-        'gs", "udp://127.0.0.1:<NGINX_FALLBACK_FEED_PORT>", "-port", "<MTAIL_PORT>", "-emi',
     ],
     'monitoring/compose/nginx-exporter.Dockerfile': [
-        ' listens on 127.0.0.1:<NGINX_STATUS_PORT> (nginx/',
-        's scrapes it at nginx:<NGINX_EXPORTER_PORT> (job fo',
-        'pability needed (port <NGINX_EXPORTER_PORT>).',
         'EXPOSE <NGINX_EXPORTER_PORT>',
-        'd its landing page on <NGINX_EXPORTER_PORT> answers',
-        "3<>/dev/tcp/127.0.0.1/<NGINX_STATUS_PORT> && printf 'GET /stub_status HTTP/1.0\\\\r\\\\n\\\\r\\\\n' >&3 && IFS= read -r -t 2 s <&3 && [[ $s == HTTP/1.?' 200 '* ]]); then kill -TERM 1; exit 1; fi; exec 3<>/dev/tcp/127.0.0.1/<NGINX_EXPORTER_PORT> && prin",
-        '-uri=http://127.0.0.1:<NGINX_STATUS_PORT>/stub_status", "--web.listen-address=:<NGINX_EXPORTER_PORT>"]',
     ],
     'monitoring/compose/prometheus.Dockerfile': [
-        'pability needed (port <PROMETHEUS_PORT>).',
         'EXPOSE <PROMETHEUS_PORT>',
-        '3<>/dev/tcp/127.0.0.1/<PROMETHEUS_PORT> && prin',
     ],
+    # Prometheus reads its configuration as it is (no environment, no include).
     'monitoring/compose/prometheus.yml': [
-        '# app/Dockerfile, <APP_METRICS_PORT>) is on ',
         'port: <APP_METRICS_PORT>',
         '- targets: ["nginx:<NGINX_EXPORTER_PORT>"]',
         '- targets: ["nginx:<MTAIL_PORT>"]',
-        't inside the project (<NGINX_CONTAINER_HTTPS_PORT>,',
-        'gets: ["https://nginx:<NGINX_CONTAINER_HTTPS_PORT>/"]',
-        'gets: ["https://nginx:<NGINX_CONTAINER_HTTPS_PORT>/"]',
-        'eplacement: "blackbox:<BLACKBOX_PORT>"}',
+        'targets: ["https://nginx:<NGINX_CONTAINER_HTTPS_PORT>/"]',
+        'targets: ["https://nginx:<NGINX_CONTAINER_HTTPS_PORT>/"]',
+        'replacement: "blackbox:<BLACKBOX_PORT>"}',
     ],
     # A sample to copy into a Prometheus of one's own, which reads it as it is (no variables):
     'monitoring/prometheus/prometheus.yml': [
@@ -112,30 +90,14 @@ PORT_COPIES = {
         'targets: ["127.0.0.1:<MTAIL_PORT>"]',
         'replacement: "127.0.0.1:<BLACKBOX_PORT>"}',
     ],
+    # EXPOSE takes numbers only (30-site.sh and the health check source the shipped ports.env).
     'nginx/Dockerfile': [
-        'cluded: it listens on <NGINX_CONTAINER_HTTP_PORT>/<NGINX_CONTAINER_HTTPS_PORT> inside ',
-        'ARG HTTP_PORT=<NGINX_CONTAINER_HTTP_PORT>',
-        'ARG HTTPS_PORT=<NGINX_CONTAINER_HTTPS_PORT>',
-        '3<>/dev/tcp/127.0.0.1/<NGINX_CONTAINER_HTTP_PORT> && prin',
+        'EXPOSE <NGINX_CONTAINER_HTTP_PORT> <NGINX_CONTAINER_HTTPS_PORT> <NGINX_CONTAINER_HTTPS_PORT>/udp',
     ],
-    'nginx/compose/entrypoint.d/30-site.sh': [
-        'atus_listen=127.0.0.1:<NGINX_STATUS_PORT>',
-        'back_syslog=127.0.0.1:<NGINX_FALLBACK_FEED_PORT>',
-    ],
+    # A Jinja default in the template Ansible's template module renders too (it reads no file); every
+    # deployment passes avatar_upstream_pool or avatar_upstream_servers, only bare renders (tests) use it.
     'nginx/fox-avatar.conf.j2': [
-        "| default(['127.0.0.1:<NGINX_CONTAINER_HTTP_PORT>']) %}",
-    ],
-    'nginx/fox-avatar/http-server.conf': [
-        '$avatar_https_port (":<NGINX_CONTAINER_HTTPS_PORT>", or ""',
-    ],
-    'nginx/render.py': [
-        'JSON when it can be: <NGINX_CONTAINER_HTTPS_PORT>, true, ',
-    ],
-    'tools/docker/systemd.sh': [
-        '`docker run` (e.g. -p <NGINX_CONTAINER_HTTPS_PORT>:443). I',
-    ],
-    'tools/loopback.py': [
-        'own too: its default (<APP_METRICS_PORT>) would ',
+        "| default(['127.0.0.1:<APP_PORT>']) %}",
     ],
 }
 

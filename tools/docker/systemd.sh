@@ -10,7 +10,7 @@
 #       (Re)starts container NAME (hostname NAME) from local/debian-systemd:SUITE with the flags a
 #       systemd PID 1 needs here, on NETWORK (created if missing; "" = default bridge), and waits up
 #       to SYSTEMD_TIMEOUT (90 s) until `systemctl is-system-running` is running/degraded. Extra args
-#       go to `docker run` (e.g. -p 8443:443). If APT_PROXY is set (see apt_cache_ready) the host's
+#       go to `docker run` (e.g. -p 127.0.0.1::443). If APT_PROXY is set (see apt_cache_ready) the host's
 #       apt uses it (file /etc/apt/apt.conf.d/00test-proxy inside the host only).
 #   systemd_host_ip NAME [NETWORK]       prints the container's IP (on NETWORK if given)
 #   systemd_host_rm NAME...              removes those containers (missing ones are fine)

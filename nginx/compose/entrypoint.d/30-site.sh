@@ -15,15 +15,18 @@ images=/srv/fox-avatar/images
 tls=$NGINX_TLS_DIR   # /etc/nginx/tls, or the Swarm's secrets (10-settings.envsh; 20-certificate.sh checked it)
 die() { echo "nginx-entrypoint: $*" >&2; exit 2; }
 
-# The ports Nginx listens on inside the container (nginx/Dockerfile's HTTP_PORT and HTTPS_PORT).
-read -r listen_http listen_https </usr/local/lib/fox-avatar/ports
+# The ports: ports.env, their one owner (nginx/Dockerfile copies it; its names are not settings).
+# shellcheck source=../../../ports.env
+. /usr/local/lib/fox-avatar/ports.env
+# The ports Nginx listens on inside the container.
+listen_http=$NGINX_CONTAINER_HTTP_PORT listen_https=$NGINX_CONTAINER_HTTPS_PORT
 # For the monitoring profile's exporters, which join this container's network namespace
-# (docker-compose.yml, network_mode: service:nginx; their images name the same addresses): Nginx's
+# (docker-compose.yml, network_mode: service:nginx; their images read the same ports.env): Nginx's
 # stub_status on loopback only (avatar_status_allow's default), and the fallback feed to mtail. IP
 # literals: Nginx resolves nothing for them at start. Without the profile nothing reads them; a
 # fallback answer's lost datagram costs one "send() failed" line in Nginx's error output.
-status_listen=127.0.0.1:8082
-fallback_syslog=127.0.0.1:5140
+status_listen=127.0.0.1:$NGINX_STATUS_PORT
+fallback_syslog=127.0.0.1:$NGINX_FALLBACK_FEED_PORT
 
 mkdir -p "${site%/*}"
 # The app service: the addresses of its compose name, which 40-app-pool.sh writes into the pool

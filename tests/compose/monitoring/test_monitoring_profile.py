@@ -181,14 +181,17 @@ def test_blackbox_reads_the_served_certificate_but_not_its_key(prometheus):
 
 def test_exporters_read_the_addresses_nginx_was_rendered_with(prometheus):
     """One fact, two readers: the site file's status listener and fallback feed (nginx/compose/
-    entrypoint.d/30-site.sh) are what nginx-exporter scrapes and mtail listens on (their images' CMD)."""
+    entrypoint.d/30-site.sh) are what nginx-exporter scrapes and mtail listens on: their running
+    processes' arguments (both images read the ports from ports.env, as 30-site.sh does)."""
     site = compose("exec", "-T", "nginx", "cat", SITE_CONF).stdout
     status_server = site[site.index("# Nginx's counters (stub_status)"):]
     (listen,) = re.findall(r"^\s*listen (\S+);", status_server, re.M)
     (feed,) = re.findall(r"syslog:server=([^,]+),", site)
     assert listen.startswith("127.0.0.1:") and feed.startswith("127.0.0.1:"), "loopback only"
-    exporter_args = inspect(ids("nginx-exporter")[0])["Args"]
-    mtail_args = inspect(ids("mtail")[0])["Args"]
+    exporter_args = mon("exec", "-T", "nginx-exporter", "cat", "/proc/1/cmdline").stdout.split("\0")
+    mtail_args = mon("exec", "-T", "mtail", "cat", "/proc/1/cmdline").stdout.split("\0")
+    assert exporter_args[0] == "/usr/bin/prometheus-nginx-exporter" and mtail_args[0] == "/usr/bin/mtail", \
+        "the exporters are PID 1 (bash execs them)"
     assert f"--nginx.scrape-uri=http://{listen}/stub_status" in exporter_args
     assert mtail_args[mtail_args.index("-logs") + 1] == f"udp://{feed}"
 
