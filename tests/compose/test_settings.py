@@ -18,6 +18,8 @@ from imageset import read_manifest
 from imageset.nginx import template_data
 from stack.stacks import load_renderer
 
+import ports  # tools/ports.py, ports.env's reader
+
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
 ENV_EXAMPLE = ROOT / ".env.example"
@@ -67,8 +69,12 @@ def env_example():
 
 
 def ansible_default(role, var):
+    """A role's default as the playbook gets it: a port read from ports.env through the collection's
+    lookup (fox_avatar.deploy.port) as ports.env gives it."""
     path = ROOT / "ansible" / "roles" / role / "defaults" / "main.yml"
-    return yaml.safe_load(path.read_text())[var]
+    value = yaml.safe_load(path.read_text())[var]
+    port = re.fullmatch(r"\{\{ lookup\('fox_avatar\.deploy\.port', '([A-Z0-9_]+)'\) \}\}", str(value))
+    return ports.read()[port[1]] if port else value
 
 
 def test_compose_file_works_without_env_file_and_publishes_on_loopback_only():
