@@ -98,6 +98,9 @@ class _Visitor(http.client.HTTPSConnection):
         self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
 
 
+ANSWERED = []   # the visits Nginx answered (its every answer has nosniff; Caddy's own 502 has not)
+
+
 def visit(caddy, path, headers=None):
     """GET path through Caddy as the visitor: a client.Response."""
     conn = _Visitor(NAME, caddy.https_port, timeout=10, context=ssl.create_default_context(cafile=caddy.ca_file))
@@ -107,7 +110,10 @@ def visit(caddy, path, headers=None):
         hdrs = {}
         for k, v in r.getheaders():
             hdrs.setdefault(k.lower(), []).append(v)
-        return client.Response(r.status, hdrs, r.read(), f"HTTP/{r.version / 10:.1f}")
+        response = client.Response(r.status, hdrs, r.read(), f"HTTP/{r.version / 10:.1f}")
+        if response.header("X-Content-Type-Options") == "nosniff":
+            ANSWERED.append(path)
+        return response
     finally:
         conn.close()
 
@@ -207,6 +213,21 @@ def test_through_caddy_a_browser_gets_the_302_and_the_image(caddy, manifest):
     assert r.header("Cache-Control") == f"public, max-age={604800}"
 
 
+def test_the_log_keeps_the_visitors_network_never_caddys(caddy):
+    """Every visit Caddy forwarded so far is logged with the visitor's network, none with the gateway's
+    (nothing has reached Nginx straight from this machine yet: the direct port's test comes next).
+    One visit claims a chain of its own: Caddy does not trust the visitor, and Nginx takes the last
+    address it does not trust, the visitor's."""
+    stack, address, _ = caddy
+    assert visit(stack, "/?u=chain@example.org").status == 302
+    assert visit(stack, "/", {"X-Forwarded-For": f"{FORGED}, 198.51.100.1"}).status == 302
+    lines = wait_lines(network24(VISITOR), len(ANSWERED))   # the log is buffered (1 s)
+    assert len(lines) == len(ANSWERED), (ANSWERED, lines)
+    assert sum('"GET / HTTP/1.1" 302 ' in line for line in lines) >= 4, lines
+    assert access_lines(network24(address)) == [], "a visit was logged with Caddy's network"
+    assert access_lines(network24(FORGED)) == [] and access_lines("198.51.100.0") == []
+
+
 def test_the_direct_http_port_answers_the_302_with_no_hsts_or_alt_svc(caddy, manifest):
     r = direct("/?u=direct@example.org")
     assert r.status == 302, r.status   # not the 308 to HTTPS
@@ -218,21 +239,6 @@ def test_the_direct_http_port_answers_the_302_with_no_hsts_or_alt_svc(caddy, man
     image = direct(location)
     assert image.status == 200 and image.header("Cache-Control") == IMMUTABLE
     assert image.count("Strict-Transport-Security") == 0 and image.count("Alt-Svc") == 0, image.headers
-
-
-def test_the_log_keeps_the_visitors_network_never_caddys(caddy):
-    stack, address, _ = caddy
-    before = len(access_lines(network24(VISITOR)))
-    proxy_before = len(access_lines(network24(address)))
-    # one plain visit, one with a chain the visitor made up (Caddy does not trust the visitor: the
-    # chain Nginx gets ends with the visitor's address, which Nginx does not trust either)
-    assert visit(stack, "/?u=chain@example.org").status == 302
-    assert visit(stack, "/", {"X-Forwarded-For": f"{FORGED}, 198.51.100.1"}).status == 302
-    lines = wait_lines(network24(VISITOR), before + 2)
-    assert len(lines) == before + 2, lines[before:]
-    assert all('"GET / HTTP/1.1" 302 ' in line for line in lines[before:]), lines[before:]
-    assert len(access_lines(network24(address))) == proxy_before, "a request was logged as Caddy's"
-    assert access_lines(network24(FORGED)) == [] and access_lines("198.51.100.0") == []
 
 
 def test_a_forged_x_forwarded_for_straight_to_nginx_changes_nothing(caddy):
@@ -255,5 +261,6 @@ def test_a_forged_x_forwarded_for_straight_to_nginx_changes_nothing(caddy):
             break
         assert time.monotonic() < deadline, "the request is not in the access log"
         time.sleep(0.5)
-    assert [line.split(" ", 1)[0] for line in new] == [network24(peer)], new
+    # (a line of the direct port's test may come late: from this machine, the gateway, the same /24)
+    assert {line.split(" ", 1)[0] for line in new} == {network24(peer)}, new
     assert access_lines(network24(FORGED)) == [], "a forged X-Forwarded-For named the client"
