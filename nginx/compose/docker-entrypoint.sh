@@ -9,6 +9,8 @@
 #
 #   10-settings.envsh   the settings (AVATAR_*): each there and well-formed, exported in normal form;
 #                       where the certificate comes from (NGINX_TLS_DIR)
+#   15-connections.sh   Nginx's workers, their connections and open files, sized for this
+#                       container's CPUs, memory and AVATAR_NGINX_CONNECTIONS
 #   20-certificate.sh   Swarm secrets checked, or yours in /etc/nginx/tls, or the self-signed one
 #                       made and kept there
 #   30-site.sh          the site file, rendered from the mounted image set and the settings
