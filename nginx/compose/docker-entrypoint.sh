@@ -15,6 +15,8 @@
 #                       made and kept there
 #   30-site.sh          the site file, rendered from the mounted image set and the settings
 #   40-app-pool.sh      the app's addresses in Nginx's upstream, kept current by a loop beside Nginx
+#   50-certificate-renewal.sh  the certificate kept current by a loop beside Nginx (renewed, or
+#                       replaced by you: Nginx reloaded)
 #
 # Source: nginx/compose/ (this file, entrypoint.d/); nginx/README.md, "Compose".
 set -euo pipefail
