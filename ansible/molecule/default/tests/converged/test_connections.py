@@ -1,6 +1,6 @@
 """Thousands of browsers at once on the server the playbook provisioned (docs/ansible.md,
 "Connections"), at the role's shipped settings: 5,000 HTTPS/1.1 and 5,000 HTTP/2 connections held
-idle at once (tools/idle_clients.py, from the control machine to the host's address on the
+idle at once on Debian 12 (1,000 of each on Debian 13) (tools/idle_clients.py, from the control machine to the host's address on the
 scenario's network), each answering again on the connection it kept, while new visitors get their
 302 and image on fresh connections. Before it: nginx.conf and the workers' own limits say what the
 role wrote (each worker's share of fox_avatar_nginx_connections plus 256, and 1,024 more open
@@ -38,11 +38,15 @@ def test_nginx_is_sized_for_the_connections(host_name):
         assert re.search(rf"^Max open files\s+{per_worker + 1024}\s+{per_worker + 1024}\s", limits, re.M), limits
 
 
-def test_nginx_holds_10000_idle_browsers_and_serves_new_visitors(host_name, addr, server_ca):
+def test_nginx_holds_10000_idle_browsers_and_serves_new_visitors(host_name, addr, server_ca, suite):
+    # 10,000 on Debian 12; 2,000 on Debian 13, the same path at a fifth of the time (make test's
+    # Molecule lane is its longest: both suites run these tests, and one measurement suffices).
+    each = 5000 if suite == "bookworm" else 1000
+
     def browsers(http2):
         return subprocess.Popen(
             [sys.executable, str(REPO / "tools" / "idle_clients.py"), "--addr", addr, "--port", "443",
-             "--host", SITE, "--ca", str(server_ca), "--connections", "5000", "--visitors", "100",
+             "--host", SITE, "--ca", str(server_ca), "--connections", str(each), "--visitors", "100",
              *(["--http2"] if http2 else [])], stdout=subprocess.PIPE, text=True)
 
     master = foxmol.nginx_pid(host_name)
@@ -50,7 +54,7 @@ def test_nginx_holds_10000_idle_browsers_and_serves_new_visitors(host_name, addr
     results = [json.loads(r.communicate(timeout=300)[0]) for r in runs]
     for got in results:
         print(json.dumps(got))
-        assert (got["opened"], got["failed"], got["open_after"]) == (5000, 0, 5000), got
+        assert (got["opened"], got["failed"], got["open_after"]) == (each, 0, each), got
         assert got["oldest_answered"] == got["newest_answered"] == got["returning_of"], got
         assert got["visitor_failures"] == 0 and got["visitor_p99"] < 1.0, got
     assert foxmol.nginx_pid(host_name) == master, "Nginx was restarted"
