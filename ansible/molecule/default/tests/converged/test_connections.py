@@ -29,7 +29,7 @@ def test_nginx_is_sized_for_the_connections(host_name):
     assert re.findall(r"^\s*worker_connections (\d+);", conf, re.M) == [str(per_worker)], conf
     assert re.findall(r"^\s*worker_rlimit_nofile (\d+);", conf, re.M) == [str(per_worker + 1024)], conf
     dropin = foxmol.host_exec(host_name, "cat", "/etc/systemd/system/nginx.service.d/fox-avatar-limits.conf")
-    assert f"\nLimitNOFILE={per_worker + 1024}\n" in dropin, dropin
+    assert re.findall(r"^LimitNOFILE=(\d+)$", dropin, re.M) == [str(per_worker + 1024)], dropin
     workers = foxmol.host_exec(host_name, "sh", "-c", 'for p in /proc/[0-9]*; do grep -qas "^nginx: worker" '
                                '"$p/cmdline" && echo "${p#/proc/}"; done').split()
     assert len(workers) == nproc, workers
