@@ -39,7 +39,8 @@ FROM_REPO=" ${MOLECULE_FROM_REPO-default:trixie} "
 
 section "prerequisites"
 ansible_prerequisites
-apt_need wrk   # split's rolling upgrade
+apt_need wrk     # split's rolling upgrade
+apt_need caddy   # default:bookworm, behind its own proxy (tests/changes/bookworm/test_5_behind_caddy.py)
 unset APT_PROXY
 for suite in bookworm trixie; do systemd_image_ready "$suite" || die "no $suite systemd image"; done
 trixie_client_ready >/dev/null || die "no Debian 13 client image (tools/docker.sh trixie_client_ready)"
