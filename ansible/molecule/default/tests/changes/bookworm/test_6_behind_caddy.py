@@ -4,7 +4,8 @@ proxy reaches the host from; Caddy (Debian's package) on this machine terminates
 certificate (tls internal) and forwards to the host's port 80. Through Caddy a client gets the 302
 and the image; Nginx's private log keeps the client's network, not Caddy's; a forged
 X-Forwarded-For sent straight to Nginx from another address changes nothing in the log; the
-owner's sites still answer as before the first converge (owner.py)."""
+owner's sites still answer as before the first converge (owner.py). The owner's nginx.conf sets
+the map hash sizes since test_5: fox_avatar_nginx_map_hash false."""
 import os
 import shutil
 import socket
@@ -30,7 +31,8 @@ def gateway(network: str) -> str:
 @pytest.fixture(scope="module")
 def proxy_converge(host_name, network, proxy_only):
     run = foxmol.playbook("behind-caddy", env=proxy_only, extra_vars={
-        **KEEP, "fox_avatar_tls_mode": "proxy", "fox_avatar_nginx_real_ip_from": [gateway(network)]})
+        **KEEP, "fox_avatar_tls_mode": "proxy", "fox_avatar_nginx_real_ip_from": [gateway(network)],
+        "fox_avatar_nginx_map_hash": False})
     return SimpleNamespace(run=run)
 
 
