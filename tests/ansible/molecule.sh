@@ -4,10 +4,12 @@
 # run has its own hosts, network and ephemeral directory.
 #
 #   preflight          the pre-flight cases against a fresh Debian 13 host (nothing converged)
-#   default:bookworm   one host, proxy + app + Prometheus (monitoring on), Debian 12: check mode on
-#                      the fresh host, converge, idempotence, verify (host, the shared HTTP suite,
-#                      no HTTP/3, the exporters and Prometheus), then the changes (self-signed
-#                      renewal, files mode, a rejected release, own pictures)
+#   default:bookworm   one host, proxy + app + Prometheus (monitoring on), Debian 12, a server in use
+#                      (Debian's Nginx and default site, the owner's blog.test): converge, the
+#                      owner's sites as before, idempotence, verify (host, the shared HTTP suite,
+#                      no HTTP/3, the exporters and Prometheus), then the changes (the owner's sites
+#                      again, self-signed renewal, files mode, a rejected release, own pictures, an
+#                      owner's map refused by the pre-flight, proxy mode behind Debian's Caddy)
 #   default:trixie     the same on Debian 13 (HTTP/3, X25519MLKEM768), then HTTP/3 off and on,
 #                      the access log full, off and back, a taken /metrics port; every run from
 #                      the repository, as the README writes it (FOX_FROM=repo, below)
