@@ -5,6 +5,7 @@ run, every node's answers, the hardening, then under a wrk load: a rolling updat
 certificate rotation (a rolling update of Nginx), a drained worker, an update whose image fails
 its health check, a killed worker. Each load prints its counts."""
 import subprocess
+import time
 
 import pytest
 
@@ -94,6 +95,35 @@ def test_tasks_are_hardened_on_both_engines(swarm):
             # no setuid or setgid file to gain privileges with (swarm has no no-new-privileges)
             found = n.docker("exec", c, "find", "/", "-xdev", "-type", "f", "-perm", "/6000", check=False).stdout
             assert found.strip() == "", (n.host, service, found)
+
+
+def test_a_nodes_self_signed_certificate_is_renewed_while_its_task_runs(swarm):
+    """A year without a restart (nginx/compose/entrypoint.d/50-certificate-renewal.sh): each node's
+    Nginx checks its self-signed certificate while it runs (hourly; here every 2 s, through the
+    service's environment) and, once fewer than 30 days remain, makes it again and reloads."""
+    swarm.manager.docker("service", "update", "--detach", "--env-add", "NGINX_TLS_CHECK_SECONDS=2", f"{STACK}_nginx")
+    swarm.wait_converged("nginx", 3, nodes={"n1", "n2", "n3"})
+    n2 = swarm.node("n2")
+    original = served_certificate(n2.ip)
+    c = n2.run("sh", "-c", f"docker ps -q --filter label=com.docker.swarm.service.name={STACK}_nginx"
+               " | head -n1").stdout.strip()
+    # A year later: the node's certificate (same names and key) has 20 days left.
+    short = n2.docker("exec", c, "sh", "-c",
+                      "cd /etc/nginx/tls && CN=$(head -n1 self-signed.names | cut -d' ' -f1) && "
+                      "openssl req -x509 -key privkey.pem -days 20 -subj \"/CN=$CN\" -out short.pem 2>/dev/null "
+                      "&& cat short.pem && mv short.pem fullchain.pem").stdout
+    assert "BEGIN CERTIFICATE" in short
+    deadline = time.monotonic() + 60
+    while True:
+        served = served_certificate(n2.ip)
+        if serial(served) not in (serial(original), serial(short)):
+            break
+        assert time.monotonic() < deadline, "no renewed certificate served within 60 s"
+        time.sleep(1)
+    # valid for a year again (the policy's 365 days; more than 300 left)
+    assert sh("openssl", "x509", "-noout", "-checkend", str(300 * 86400), input=served, check=False).returncode == 0
+    assert n2.run("sh", "-c", f"docker ps -q --filter label=com.docker.swarm.service.name={STACK}_nginx"
+                  " | head -n1").stdout.strip() == c, "the task was replaced, not reloaded"
 
 
 # ---------------------------------------------------------------- under load
