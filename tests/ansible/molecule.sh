@@ -4,10 +4,12 @@
 # run has its own hosts, network and ephemeral directory.
 #
 #   preflight          the pre-flight cases against a fresh Debian 13 host (nothing converged)
-#   default:bookworm   one host, proxy + app + Prometheus (monitoring on), Debian 12: check mode on
-#                      the fresh host, converge, idempotence, verify (host, the shared HTTP suite,
-#                      no HTTP/3, the exporters and Prometheus), then the changes (self-signed
-#                      renewal, files mode, a rejected release, own pictures)
+#   default:bookworm   one host, proxy + app + Prometheus (monitoring on), Debian 12, a server in use
+#                      (Debian's Nginx and default site, the owner's blog.test): converge, the
+#                      owner's sites as before, idempotence, verify (host, the shared HTTP suite,
+#                      no HTTP/3, the exporters and Prometheus), then the changes (the owner's sites
+#                      again, self-signed renewal, files mode, a rejected release, own pictures, an
+#                      owner's map refused by the pre-flight, proxy mode behind Debian's Caddy)
 #   default:trixie     the same on Debian 13 (HTTP/3, X25519MLKEM768), then HTTP/3 off and on,
 #                      the access log full, off and back, a taken /metrics port; every run from
 #                      the repository, as the README writes it (FOX_FROM=repo, below)
@@ -39,7 +41,8 @@ FROM_REPO=" ${MOLECULE_FROM_REPO-default:trixie} "
 
 section "prerequisites"
 ansible_prerequisites
-apt_need wrk   # split's rolling upgrade
+apt_need wrk     # split's rolling upgrade
+apt_need caddy   # default:bookworm, behind its own proxy (tests/changes/bookworm/test_5_behind_caddy.py)
 unset APT_PROXY
 for suite in bookworm trixie; do systemd_image_ready "$suite" || die "no $suite systemd image"; done
 trixie_client_ready >/dev/null || die "no Debian 13 client image (tools/docker.sh trixie_client_ready)"

@@ -21,7 +21,8 @@
 #    tarball, installed beside only those (copied from the `ansible` package's bundle), runs
 #    fox_avatar_tls here; left out one by one, the install and the run fail naming it;
 #  - the collection's inventory filters give the pool and the scrape targets a real inventory asks
-#    for, and a role in a playbook of your own runs its pre-flight checks itself;
+#    for, nginx_host reads nginx -T as Nginx does (tests/ansible/nginx_host_filter.yml), and a role
+#    in a playbook of your own runs its pre-flight checks itself;
 #  - ansible-lint's production profile reports nothing on the collection (galaxy.yml, the playbook,
 #    the roles and the Molecule scenarios), run as ansible/README.md says: `cd ansible && ansible-lint`.
 set -uo pipefail
@@ -262,6 +263,14 @@ if ansible-playbook -i tests/ansible/inventory/split.yml tests/ansible/inventory
 else
   cat "$WORK/filters.log"
   fail "pool_members and scrape_targets on a real inventory (tests/ansible/inventory_filters.yml)"
+fi
+# The pre-flight's and the release check's reading of a host's nginx -T (issue 44); the refusal it
+# provokes and ignores shows in its log, printed only when it fails.
+if ansible-playbook -i localhost, -c local tests/ansible/nginx_host_filter.yml >"$WORK/nginx_host.log" 2>&1; then
+  pass "nginx_host and not_networks on nginx -T texts: our site read last or first, default_server, quic reuseport, maps (tests/ansible/nginx_host_filter.yml)"
+else
+  cat "$WORK/nginx_host.log"
+  fail "nginx_host and not_networks (tests/ansible/nginx_host_filter.yml)"
 fi
 ansible-playbook -i localhost, tests/ansible/standalone_role.yml -e fox_avatar_pool_dir="$WORK/pool" >"$WORK/standalone.log" 2>&1
 check "fox_avatar_pool in a playbook of its own, no app host: its pre-flight stops the run with one line naming avatar_apps" \

@@ -31,7 +31,7 @@ def test_nginx_is_sized_for_the_connections(host_name):
     dropin = foxmol.host_exec(host_name, "cat", "/etc/systemd/system/nginx.service.d/fox-avatar-limits.conf")
     assert re.findall(r"^LimitNOFILE=(\d+)$", dropin, re.M) == [str(per_worker + 1024)], dropin
     workers = foxmol.host_exec(host_name, "sh", "-c", 'for p in /proc/[0-9]*; do grep -qas "^nginx: worker" '
-                               '"$p/cmdline" && echo "${p#/proc/}"; done').split()
+                               '"$p/cmdline" && echo "${p#/proc/}"; done; true').split()
     assert len(workers) == nproc, workers
     for pid in workers:
         limits = foxmol.host_exec(host_name, "cat", f"/proc/{pid}/limits")
