@@ -29,6 +29,7 @@ from pathlib import Path
 
 from imageset import read_manifest
 from imageset.nginx import template_data
+from settle import settled
 
 REPO = Path(__file__).resolve().parents[1]
 JAR = REPO / "app" / "target" / "avatar.jar"
