@@ -220,9 +220,12 @@ def wait_for_port(port, proc, what, log, timeout=15):
 class LoopbackStack:
     kind = "loopback"
 
-    def __init__(self, images_dir=REPO / "images", access_log_mode=None):
+    def __init__(self, images_dir=REPO / "images", access_log_mode=None, extra_variables=None):
+        """extra_variables: more template variables (nginx/README.md), e.g. avatar_tls false: the
+        avatar server then answers plain HTTP on http_port (https_port is unused)."""
         self.images_dir = Path(images_dir)
         self.access_log_mode = access_log_mode
+        self.extra_variables = dict(extra_variables or {})
         self.nginx = find_nginx()
         if not self.nginx:
             raise Unavailable("nginx is not installed (tests/nginx/run.sh and bench/run.sh install it)")
@@ -259,6 +262,8 @@ class LoopbackStack:
             self.host, self.http_port, self.https_port, self.app_port, certs["cert"], certs["key"],
             self.logs, self.acme_webroot, self.images_dir,
             build=nginx_build(self.nginx), access_log_mode=self.access_log_mode)
+        self.variables.update(self.extra_variables)
+        self.tls = self.extra_variables.get("avatar_tls", True) is not False
         self.main_conf = nginx_prefix(tmp, {"fox-avatar.conf": load_renderer()(self.variables)})
 
     def nginx_args(self, *extra):
@@ -268,7 +273,8 @@ class LoopbackStack:
     def _start_nginx(self):
         self.nginx_proc = subprocess.Popen(self.nginx_args(), stdout=subprocess.DEVNULL,
                                            stderr=open(self.logs / "nginx.stderr", "wb"))
-        wait_for_port(self.https_port, self.nginx_proc, "nginx", self.logs / "nginx.stderr")
+        wait_for_port(self.https_port if self.tls else self.http_port, self.nginx_proc, "nginx",
+                      self.logs / "nginx.stderr")
 
     # the sidecar
     def start_app(self):

@@ -9,10 +9,14 @@
 #
 #   10-settings.envsh   the settings (AVATAR_*): each there and well-formed, exported in normal form;
 #                       where the certificate comes from (NGINX_TLS_DIR)
+#   15-connections.sh   Nginx's workers, their connections and open files, sized for this
+#                       container's CPUs, memory and AVATAR_NGINX_CONNECTIONS
 #   20-certificate.sh   Swarm secrets checked, or yours in /etc/nginx/tls, or the self-signed one
 #                       made and kept there
 #   30-site.sh          the site file, rendered from the mounted image set and the settings
 #   40-app-pool.sh      the app's addresses in Nginx's upstream, kept current by a loop beside Nginx
+#   50-certificate-renewal.sh  the certificate kept current by a loop beside Nginx (renewed, or
+#                       replaced by you: Nginx reloaded)
 #
 # Source: nginx/compose/ (this file, entrypoint.d/); nginx/README.md, "Compose".
 set -euo pipefail

@@ -15,7 +15,9 @@
 #     fallback + restart, --scale app=3 followed by Nginx; a set change, upgrades of both images
 #     and of the app alone under a request loop (one Nginx restart at most, every answer a served
 #     image); private logs (AVATAR_ACCESS_LOG unset, full, off; the container logs' size cap);
-#     the TLS audit (testssl)
+#     behind a real Caddy (Nginx recreated with AVATAR_TLS=off and AVATAR_REAL_IP_FROM: the 302 and
+#     the image through it, the visitor's network in the log, a forged X-Forwarded-For ignored);
+#     AVATAR_PUBLISH_ADDR empty (IPv4 and IPv6), :: and 0.0.0.0; the TLS audit (testssl)
 #  7. tests/compose/monitoring: the same project without the profile (exactly the two containers),
 #     then `--profile monitoring up --build --wait` (Prometheus, nginx-exporter, mtail, blackbox):
 #     every target up, hardening, nothing more published, the probe's certificate expiry, the app
@@ -40,6 +42,7 @@ compose_v2_ready
 base_image_ready debian:trixie-slim trixie
 trixie_client=$(trixie_client_ready)   # HTTP/3 and ML-KEM clients (tests/stack/test_http3.py)
 apt_need testssl.sh                    # the TLS audit (tests/compose/test_tls_audit.py)
+apt_need caddy                         # the proxy in front (tests/compose/test_behind_proxy.py)
 apt_need chromium chromium-driver libnss3-tools   # the browser tests
 . tools/venv.sh
 

@@ -65,3 +65,67 @@ def test_generated_certificate_with_fewer_than_30_days_left_is_made_again_at_sta
             tls_file(name, content)
         compose("up", "-d", "--wait", "--no-deps", "--force-recreate", "nginx")
     assert same_cert(served_certificate(), original["fullchain.pem"])
+
+
+def test_generated_certificate_is_renewed_while_nginx_runs_with_no_connection_refused(tmp_path):
+    """A year without a restart: the loop beside Nginx (entrypoint.d/50-certificate-renewal.sh, every
+    NGINX_TLS_CHECK_SECONDS; here 2 s, through a compose file of the test's own) makes the generated
+    certificate again once it has fewer than 30 days left and reloads Nginx, while a client opening
+    one connection after another is never refused."""
+    import json
+    import os
+    import socket
+    import ssl
+    import threading
+
+    override = tmp_path / "check-often.yml"
+    override.write_text(json.dumps({"services": {"nginx": {"environment": {"NGINX_TLS_CHECK_SECONDS": "2"}}}}))
+    files = f"{os.environ['COMPOSE_FILE']}:{override}"
+    env = dict(os.environ, COMPOSE_FILE=files)
+    original = {name: tls_file(name) for name in ("fullchain.pem", "privkey.pem")}
+    compose("up", "-d", "--wait", "--no-deps", "--force-recreate", "nginx", env=env)
+    counts = {"ok": 0, "failed": 0}
+    stop = threading.Event()
+
+    def loop():
+        ctx = ssl.create_default_context()
+        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE   # the certificate changes under it
+        while not stop.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", int(os.environ["AVATAR_HTTPS_PORT"])), 5) as raw:
+                    with ctx.wrap_socket(raw, server_hostname="localhost") as tls:
+                        tls.sendall(b"GET /?s=64 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                        counts["ok" if tls.recv(12) == b"HTTP/1.1 302" else "failed"] += 1
+            except OSError:
+                counts["failed"] += 1
+            time.sleep(0.02)
+
+    client = threading.Thread(target=loop)
+    client.start()
+    try:
+        # A year later: the generated certificate (same names and key) has 20 days left. (Its text is
+        # printed as it is written: the loop may renew it before the volume could be read again.)
+        short = compose("exec", "-T", "nginx", "sh", "-c",
+                        "cd /etc/nginx/tls && CN=$(head -n1 self-signed.names | cut -d' ' -f1) && "
+                        "openssl req -x509 -key privkey.pem -days 20 -subj \"/CN=$CN\" -out short.pem 2>/dev/null "
+                        "&& cat short.pem && mv short.pem fullchain.pem", env=env).stdout
+        assert certificate_days(short)[1] == 20
+        deadline = time.monotonic() + 60
+        while True:
+            served = served_certificate()
+            if not same_cert(served, original["fullchain.pem"]) and not same_cert(served, short):
+                break
+            assert time.monotonic() < deadline, "no renewed certificate served within 60 s"
+            time.sleep(0.5)
+        renewed = volume_certificate()
+        assert same_cert(served_certificate(), renewed) and certificate_days(renewed)[1] == 365
+        time.sleep(1)   # a few more connections on the renewed certificate
+    finally:
+        stop.set()
+        client.join(30)
+        for name, content in original.items():
+            tls_file(name, content)
+        compose("up", "-d", "--wait", "--no-deps", "--force-recreate", "nginx")
+    print(f"connections while renewed: {counts}")
+    assert counts["failed"] == 0 and counts["ok"] > 50, counts
+    assert same_cert(served_certificate(), original["fullchain.pem"])

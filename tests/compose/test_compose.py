@@ -296,7 +296,10 @@ def test_containers_run_as_non_root_with_read_only_root_and_no_capabilities(serv
                                              ("AVATAR_APP_PORT", "70000"),
                                              ("AVATAR_IMAGES_MAX_AGE", "7d"),
                                              ("AVATAR_TLS_NAMES", "local/host"),
-                                             ("AVATAR_ACCESS_LOG", "verbose")])
+                                             ("AVATAR_ACCESS_LOG", "verbose"),
+                                             ("AVATAR_TLS", "yes"),
+                                             ("AVATAR_REAL_IP_FROM", "172.18.0.1, 10.0.0.1/8"),
+                                             ("AVATAR_REAL_IP_FROM", "proxy.example")])
 def test_wrong_nginx_setting_is_a_one_line_error_naming_it(setting, value):
     done = compose("run", "--rm", "--no-deps", "-T", "-e", f"{setting}={value}", "nginx", check=False)
     assert done.returncode == 2, (done.returncode, done.stderr)

@@ -62,15 +62,23 @@ def keyed_img(stack, i, name, size):
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extra_headers = {}
+
     def log_message(self, *args):
         pass
 
+    def end_headers(self):
+        for name, value in self.extra_headers.items():
+            self.send_header(name, value)
+        super().end_headers()
+
 
 @contextlib.contextmanager
-def serve_page(root, name):
+def serve_page(root, name, headers=None):
     """Serve the directory root on a free loopback port (plain HTTP, the page's own origin, as a
-    site embedding the avatars would be); yields the URL of root/name."""
-    handler = functools.partial(_QuietHandler, directory=str(root))
+    site embedding the avatars would be), with HEADERS on every answer; yields the URL of root/name."""
+    handler = functools.partial(type("_Handler", (_QuietHandler,), {"extra_headers": dict(headers or {})}),
+                                directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", free_ports(1)[0]), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -81,14 +89,14 @@ def serve_page(root, name):
 
 
 @contextlib.contextmanager
-def serve_html(tmp_path_factory, name, title, body, style=""):
+def serve_html(tmp_path_factory, name, title, body, style="", headers=None):
     """Serve a page of the tests' own (serve_page): NAME.html in a fresh directory, its TITLE, the
-    CSS STYLE and BODY; yields its URL."""
+    CSS STYLE and BODY, sent with HEADERS; yields its URL."""
     root = tmp_path_factory.mktemp(name)
     (root / f"{name}.html").write_text(f"<!doctype html>\n<html><head><title>{title}</title>"
                                        + (f"<style>{style}</style>" if style else "")
                                        + f"</head><body>\n{body}\n</body></html>\n")
-    with serve_page(root, f"{name}.html") as page:
+    with serve_page(root, f"{name}.html", headers) as page:
         yield page
 
 

@@ -110,3 +110,52 @@ def test_another_origin_fetches_and_draws_avatars_with_the_sidecar_up_and_down(
         stack.start_app()
         browser.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
     wait_for_sidecar(stack)
+
+
+# --- A page isolated with Cross-Origin-Embedder-Policy: require-corp ------------------------------
+# Such a page (with COOP same-origin: crossOriginIsolated, for SharedArrayBuffer or precise timers)
+# loads a plain <img> from another origin only when every answer of its chain carries
+# Cross-Origin-Resource-Policy: cross-origin: the 302 (the sidecar's or the fallback's) and the image.
+ISOLATED = {"Cross-Origin-Embedder-Policy": "require-corp", "Cross-Origin-Opener-Policy": "same-origin"}
+
+SHOW_AVATARS = """
+const [urls, done] = arguments;
+Promise.all(urls.map(url => new Promise(settle => {
+  const img = document.createElement('img');
+  img.onload = () => settle({url, width: img.naturalWidth, height: img.naturalHeight});
+  img.onerror = () => settle({url, error: 'blocked or broken'});
+  img.src = url;
+  document.body.appendChild(img);
+}))).then(images => done({isolated: window.crossOriginIsolated, images}));
+"""
+
+
+@pytest.fixture(scope="module")
+def isolated_url(tmp_path_factory):
+    with serve_html(tmp_path_factory, "isolated", "an isolated site", "<p>COEP require-corp.</p>",
+                    headers=ISOLATED) as page:
+        yield page
+
+
+def show_avatars(stack, driver, page_url, phase):
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    driver.get(page_url)
+    urls = [f"{stack.https_origin()}/?s={SIZE}&u={phase}-key", f"{stack.https_origin()}/?s={SIZE}&{phase}",
+            avatar_url(stack, f"{phase}-gravatar")]
+    driver.set_script_timeout(30)
+    out = driver.execute_async_script(SHOW_AVATARS, urls)
+    assert out["isolated"] is True, f"{phase}: the page is not cross-origin isolated: the test proves nothing"
+    for got in out["images"]:
+        assert (got.get("width"), got.get("height")) == (SIZE, SIZE), (phase, got)
+
+
+def test_a_page_isolated_with_coep_require_corp_shows_avatars_with_the_sidecar_up_and_down(
+        stack, browser, isolated_url):
+    show_avatars(stack, browser, isolated_url, "up")
+    stack.stop_app()
+    try:
+        show_avatars(stack, browser, isolated_url, "down")
+    finally:
+        stack.start_app()
+        browser.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+    wait_for_sidecar(stack)

@@ -6,8 +6,10 @@ import re
 import pytest
 
 # Cross-origin use (docs/avatar-url.md): any page may fetch() an avatar, draw it on a canvas and see
-# its Resource Timing, through the 302 as well as on the image.
-CORS = {"access-control-allow-origin": ["*"], "timing-allow-origin": ["*"]}
+# its Resource Timing, through the 302 as well as on the image; and a page isolated with
+# Cross-Origin-Embedder-Policy: require-corp may embed it (Cross-Origin-Resource-Policy on every hop).
+CORS = {"access-control-allow-origin": ["*"], "timing-allow-origin": ["*"],
+        "cross-origin-resource-policy": ["cross-origin"]}
 NAMES = [*CORS, "strict-transport-security", "x-content-type-options", "alt-svc"]
 
 

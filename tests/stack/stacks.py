@@ -126,9 +126,9 @@ class LoopbackStack(loopback.LoopbackStack, Stack):
     otherwise: the tests find their requests in it by markers in the query (the default,
     "anonymous", keeps no query: tests/nginx/test_private_logs.py checks it)."""
 
-    def __init__(self, images_dir=REPO / "images", access_log_mode="full"):
+    def __init__(self, images_dir=REPO / "images", access_log_mode="full", extra_variables=None):
         try:
-            super().__init__(images_dir, access_log_mode)
+            super().__init__(images_dir, access_log_mode, extra_variables)
         except loopback.Unavailable as e:
             pytest.skip(str(e))
         # What the template decided for this Nginx (nginx -V), read from what it rendered.

@@ -1,10 +1,12 @@
 """docker-stack.yml on a real three-node swarm (tests/swarm/run.sh made it): n1, the manager, runs
 Debian 12's engine and CLI (20.10), n2 and n3, workers, Debian 13's (26.1). The tests run in this
 order and build on each other: the stack file through both CLIs, the deploy, where the replicas
-run, every node's answers, the hardening, then under a wrk load: a rolling update of the app, a
+run, every node's answers, the hardening, then under a wrk load: a rolling update of the app; a
+node's self-signed certificate renewed while its task runs, the own certificate; a
 certificate rotation (a rolling update of Nginx), a drained worker, an update whose image fails
 its health check, a killed worker. Each load prints its counts."""
 import subprocess
+import time
 
 import pytest
 
@@ -113,6 +115,38 @@ def test_rolling_update_of_the_app_loses_no_request(swarm):
     # every answer the sidecar's: Nginx never kept the address of a task that was gone
     assert fallback == 0
     IMAGE["app"] = "app:2"
+
+
+def test_a_nodes_self_signed_certificate_is_renewed_while_its_task_runs(swarm):
+    """A year without a restart (nginx/compose/entrypoint.d/50-certificate-renewal.sh): each node's
+    Nginx checks its self-signed certificate while it runs (hourly; here every 2 s, through the
+    service's environment) and, once fewer than 30 days remain, makes it again and reloads. Here,
+    between the app's rolling update and the own certificate's deploy, which updates Nginx anyway
+    (and takes the check's setting away again): earlier, a later `stack deploy` would roll Nginx
+    under the app's load."""
+    swarm.manager.docker("service", "update", "--detach", "--env-add", "NGINX_TLS_CHECK_SECONDS=2", f"{STACK}_nginx")
+    swarm.wait_converged("nginx", 3, nodes={"n1", "n2", "n3"})
+    n2 = swarm.node("n2")
+    original = served_certificate(n2.ip)
+    c = n2.run("sh", "-c", f"docker ps -q --filter label=com.docker.swarm.service.name={STACK}_nginx"
+               " | head -n1").stdout.strip()
+    # A year later: the node's certificate (same names and key) has 20 days left.
+    short = n2.docker("exec", c, "sh", "-c",
+                      "cd /etc/nginx/tls && CN=$(head -n1 self-signed.names | cut -d' ' -f1) && "
+                      "openssl req -x509 -key privkey.pem -days 20 -subj \"/CN=$CN\" -out short.pem 2>/dev/null "
+                      "&& cat short.pem && mv short.pem fullchain.pem").stdout
+    assert "BEGIN CERTIFICATE" in short
+    deadline = time.monotonic() + 60
+    while True:
+        served = served_certificate(n2.ip)
+        if serial(served) not in (serial(original), serial(short)):
+            break
+        assert time.monotonic() < deadline, "no renewed certificate served within 60 s"
+        time.sleep(1)
+    # valid for a year again (the policy's 365 days; more than 300 left)
+    assert sh("openssl", "x509", "-noout", "-checkend", str(300 * 86400), input=served, check=False).returncode == 0
+    assert n2.run("sh", "-c", f"docker ps -q --filter label=com.docker.swarm.service.name={STACK}_nginx"
+                  " | head -n1").stdout.strip() == c, "the task was replaced, not reloaded"
 
 
 def openssl(*args):

@@ -12,9 +12,12 @@
 #                                                there
 #     a generated one whose names changed or     is generated again
 #     that expires within SELFSIGNED_RENEW_DAYS
+# With AVATAR_TLS=off (a proxy in front terminates TLS) Nginx reads no certificate: nothing is checked
+# or generated, and a certificate already in /etc/nginx/tls stays as it is for when TLS is on again.
 # (The one self-signed policy of every deployment: nginx/README.md, "The self-signed certificate";
 # its days are nginx/selfsigned.env's, which the TLS role reads too.)
 set -euo pipefail
+[[ $AVATAR_TLS == on ]] || exit 0   # checked by 10-settings.envsh
 # shellcheck source=nginx/selfsigned.env
 . /usr/local/lib/fox-avatar/nginx/selfsigned.env
 

@@ -40,7 +40,10 @@ if ! err=$(python3 /usr/local/lib/fox-avatar/nginx/render.py --images "$images" 
       avatar_server_name=localhost 'avatar_listen_addresses=["*"]' \
       avatar_http_port="$listen_http" avatar_https_port="$listen_https" \
       avatar_https_redirect_port="$AVATAR_HTTPS_PORT" \
+      avatar_tls="$([[ $AVATAR_TLS == on ]] && echo true || echo false)" \
+      avatar_real_ip_from="$NGINX_REAL_IP_FROM" \
       avatar_images_max_age="$AVATAR_IMAGES_MAX_AGE" \
+      avatar_keepalive_timeout="$AVATAR_KEEPALIVE_TIMEOUT" \
       avatar_tls_certificate="$tls/fullchain.pem" avatar_tls_certificate_key="$tls/privkey.pem" \
       avatar_images_root="$images" avatar_access_log_mode="$AVATAR_ACCESS_LOG" \
       avatar_access_log=/dev/stdout avatar_error_log=/dev/stderr avatar_fallback_log=/dev/stderr \
