@@ -17,7 +17,6 @@ import http.client
 import importlib.util
 import ipaddress
 import os
-import pwd
 import re
 import shutil
 import signal
@@ -29,6 +28,7 @@ from pathlib import Path
 
 from imageset import read_manifest
 from imageset.nginx import template_data
+from settle import settled
 
 REPO = Path(__file__).resolve().parents[1]
 JAR = REPO / "app" / "target" / "avatar.jar"
@@ -157,14 +157,6 @@ http {{
 """
 
 
-def _user_exists(name):
-    try:
-        pwd.getpwnam(name)
-        return True
-    except KeyError:
-        return False
-
-
 def nginx_prefix(tmp, sites):
     """Lay out an Nginx prefix in tmp: logs/, var/, conf/ with MAIN_CONF (one worker), Debian's
     mime.types, fox-avatar -> nginx/fox-avatar (the shared includes resolve relative to conf/) and
@@ -177,9 +169,11 @@ def nginx_prefix(tmp, sites):
     shutil.copy("/etc/nginx/mime.types", conf_dir / "mime.types")   # nginx-common
     for name, text in sites.items():
         (conf_dir / "conf.d" / name).write_text(text)
-    user = ""
-    if os.geteuid() == 0:
-        user = "user www-data;\n" if _user_exists("www-data") else "user nobody nogroup;\n"
+    # Run as root (the tests' way on these machines), the workers run as root too: they serve files
+    # of the checkout (images/), which www-data or nobody cannot read when the clone sits under a
+    # directory only its owner may enter (root's home, /root, is 0700). A test-only main
+    # configuration: a deployment's workers are www-data (Debian's nginx.conf, compose's image).
+    user = "user root;\n" if os.geteuid() == 0 else ""
     main_conf = conf_dir / "nginx.conf"
     main_conf.write_text(MAIN_CONF.format(user=user, tmp=tmp))
     return main_conf
@@ -241,7 +235,6 @@ class LoopbackStack:
             raise Unavailable("java is not installed")
         self.version = nginx_version(self.nginx)
         self.tmp = Path(tempfile.mkdtemp(prefix="fox-avatar-stack-"))
-        self.tmp.chmod(0o755)      # nginx workers (www-data) read the ACME webroot
         self.host, self.addr = LOOPBACK_HOST, "127.0.0.1"
         # the sidecar's /metrics listener on a port of its own too: its default (ports.env's APP_METRICS_PORT) would be shared by
         # every stack that runs at once

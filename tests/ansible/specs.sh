@@ -71,7 +71,7 @@ check "plugins/filter/*.py import, and export filters ($(echo $filters | wc -w):
 filter_doc -l fox_avatar.deploy >"$WORK/filters.txt" 2>&1
 for name in $filters; do
   check "ansible-doc -t filter -l fox_avatar.deploy lists $name, not UNDOCUMENTED" \
-    eval "grep -Eq '^fox_avatar\.deploy\.$name +' '$WORK/filters.txt' && ! grep -Eq '^fox_avatar\.deploy\.$name +UNDOCUMENTED' '$WORK/filters.txt'"
+    eval "grep -Eq '^fox_avatar\.deploy\.$name +' '$WORK/filters.txt' && no_match -Eq '^fox_avatar\.deploy\.$name +UNDOCUMENTED' '$WORK/filters.txt'"
   filter_doc "fox_avatar.deploy.$name" >"$WORK/$name.filter.txt" 2>&1
   check "ansible-doc -t filter fox_avatar.deploy.$name shows its description, examples and return value" \
     eval "grep -q '^> FILTER fox_avatar.deploy.$name ' '$WORK/$name.filter.txt' && grep -q '^EXAMPLES:' '$WORK/$name.filter.txt' && grep -q '^RETURN VALUES:' '$WORK/$name.filter.txt'"
@@ -94,16 +94,16 @@ done
 
 section "no role describes the removed image-name rule"
 check "no meta/main.yml or defaults/main.yml mentions names.regex or an image-name rule" \
-  eval "! grep -rEil 'names\.regex|image-name rule' ansible/roles/*/meta ansible/roles/*/defaults"
+  no_match -rEil 'names\.regex|image-name rule' ansible/roles/*/meta ansible/roles/*/defaults
 
 section "vars/main.yml holds constants, handlers act"
 # ansible/README.md ("Roles"): what follows a setting or a task's result is a task's fact or vars,
 # never a role var computed behind the tasks' back; a handler restarts, reloads or checks, it does
 # not leave a note for the tasks to act on.
 check "no role's vars/main.yml computes (no Jinja in roles/*/vars/main.yml)" \
-  eval "! grep -nE '\\{\\{|\\{%' ansible/roles/*/vars/main.yml"
+  no_match -nE '\{\{|\{%' ansible/roles/*/vars/main.yml
 check "no role's handler only sets a fact (ansible.builtin.set_fact in roles/*/handlers/main.yml)" \
-  eval "! grep -n 'set_fact' ansible/roles/*/handlers/main.yml"
+  no_match -n 'set_fact' ansible/roles/*/handlers/main.yml
 
 section "each role writes only its own files (tests/ansible/writers.py)"
 # ansible/README.md ("Roles"): fox_avatar_acme asks, fox_avatar_tls writes the certificate and key
@@ -134,10 +134,25 @@ cat >>"$WORK/roles-two-writers/fox_avatar_nginx/tasks/acme_root.yml" <<'YAML'
     fox_avatar_common_ship_files: manifest
     fox_avatar_common_ship_dest: /srv/images
 YAML
+# Two more, each through what a top-level, direct-name scan misses: fox_avatar_monitoring writing
+# through its own variable whose default is the certificate's path, in a task file one directory
+# down, and fox_avatar_app with a script template one directory down that writes the key.
+mkdir -p "$WORK/roles-two-writers/fox_avatar_monitoring/tasks/extra" "$WORK/roles-two-writers/fox_avatar_app/templates/extra"
+cat >"$WORK/roles-two-writers/fox_avatar_monitoring/tasks/extra/ca.yml" <<'YAML'
+- name: Refresh the probe's CA (a writer through a variable)
+  ansible.builtin.copy:
+    src: ca.pem
+    dest: "{{ fox_avatar_monitoring_probe_ca_file }}"
+    mode: "0644"
+YAML
+printf 'cp /tmp/key.pem {{ fox_avatar_tls_key_path }}\n' >"$WORK/roles-two-writers/fox_avatar_app/templates/extra/key.sh.j2"
 python tests/ansible/writers.py "$WORK/roles-two-writers" >"$WORK/writers.log" 2>&1
 check "... a second writer of each is refused, naming fox_avatar_acme's task and fox_avatar_nginx's" \
   eval "grep -q '^fox_avatar_acme: .*a second writer): writes under the TLS directory' '$WORK/writers.log' \
     && grep -q '^fox_avatar_nginx: .*a second shipper): ships an image set' '$WORK/writers.log'"
+check "... and one through a variable whose default is the TLS path, in tasks/extra/, and a templates/extra/ script" \
+  eval "grep -q '^fox_avatar_monitoring: fox_avatar_monitoring/tasks/extra/ca.yml: .*(a writer through a variable): writes under the TLS directory' '$WORK/writers.log' \
+    && grep -q '^fox_avatar_app: fox_avatar_app/templates/extra/key.sh.j2: a template that names the TLS paths' '$WORK/writers.log'"
 
 section "the collection never contains itself"
 # From this checkout the playbook, ansible-lint and these tests find fox_avatar.deploy through the

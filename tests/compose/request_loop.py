@@ -29,8 +29,9 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))   # imageset/
-from imageset.contract import FORMATS  # noqa: E402
+sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[2] / "tools")]
+from imageset.contract import FORMATS  # noqa: E402  (imageset/)
+from settle import until  # noqa: E402  (tools/)
 
 MEDIA = {f.ext: f.media for f in FORMATS}
 MAGIC = {"avif": lambda b: b[4:12] in (b"ftypavif", b"ftypavis"),
@@ -107,6 +108,12 @@ class RequestLoop(threading.Thread):
         finally:
             sock.close()
             conn.close()
+
+    def wait_warm(self, timeout=60):
+        """Until the loop has had an answer of each kind of avatar and holds every key's redirect in its
+        cache (what a change is then measured against); AssertionError after timeout seconds."""
+        until(lambda: len(self.cached) == KEYS and sum(r[2] == "ok" for r in self.results) >= 4,
+              f"the request loop's {KEYS} cached redirects ({len(self.cached)}; {self.summary()})", timeout)
 
     def outages(self):
         """The runs of avatars that were not ok, one after another: [(start, end, kinds)], start the

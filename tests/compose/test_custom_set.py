@@ -16,7 +16,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
 import uuid
 from datetime import datetime
 from pathlib import Path
@@ -98,7 +97,7 @@ def under_the_loop(*args, **settings):
     """`docker compose up -d --wait ARGS` with settings added to the run's environment (COMPOSE_FILE:
     a list of files), under the request loop; returns the loop."""
     with RequestLoop(os.environ["AVATAR_HTTPS_PORT"], os.environ["AVATAR_CA"]) as loop:
-        time.sleep(1.5)    # answers before the change, and every key's redirect in the loop's cache
+        loop.wait_warm()   # answers before the change, and every key's redirect in the loop's cache
         compose("up", "-d", "--wait", "--no-build", *args, env=dict(os.environ, **settings))
     return loop
 
@@ -124,10 +123,19 @@ def assert_one_nginx_restart(loop, change):
     healthy = min(docker_time(c["End"]) for c in inspect(app)["State"]["Health"]["Log"] if c["ExitCode"] == 0)
     assert docker_time(inspect(nginx)["State"]["StartedAt"]) < healthy, f"{change}: Nginx waited for the app"
     running = float(compose("exec", "-T", "nginx", "stat", "-c", "%.9Y", "/run/nginx.pid").stdout)
-    start, end, _kinds = outages[0]
+    start, _end, _kinds = outages[0]
     first_end = next(e for s, e, _kind, _detail in loop.results if s == start)   # the first failed avatar's
     assert first_end >= docker_time(inspect(nginx)["Created"]), f"{change}: out before compose replaced Nginx"
-    assert end <= running + 1, (f"{change}: still out {end - running:.1f} s after the new Nginx ran ({summary})")
+    # Nginx listens before it writes its pid file: an avatar begun after that is never refused. What
+    # may still fail then: Nginx reloads when the app's address appears (40-app-pool.sh logs each),
+    # and a graceful reload closes an accepted connection that has sent no request yet: the loop
+    # (one connection at a time) loses at most one avatar to each reload.
+    later = [(round(s - running, 3), kind, detail) for s, _e, kind, detail in loop.results
+             if kind != "ok" and s > running]
+    assert not [f for f in later if f[1] == "refused"], f"{change}: refused after the new Nginx ran: {later}"
+    reloads = logs("nginx").count("Nginx reloaded")
+    assert len(later) <= reloads, (f"{change}: {len(later)} avatars begun after the new Nginx ran failed, "
+                                   f"{reloads} reload(s): {later} ({summary})")
     return summary
 
 

@@ -11,11 +11,11 @@ requests by a probe in the query); these tests set or unset it themselves and pu
 import os
 import re
 import subprocess
-import time
 import urllib.parse
 
 import pytest
 
+from settle import settled
 from stack.private_values import (FORWARDED_FOR, FULL_KEEPS, KEY, MD5, REFERER, SECRETS, SHA256, UNKNOWN,
                                    USER_AGENT)
 from test_compose import compose, containers, inspect, logs
@@ -87,8 +87,11 @@ def run_mode(mode):
             down_address, down = client(DOWN_URLS)
         finally:
             compose("up", "-d", "--wait", "--no-recreate", "app", env=env)
-        time.sleep(2)   # the log driver's last lines
-        return (address, down_address), statuses + down, both_logs()
+        # Nginx buffers its access log (flush=1s): a reopen (SIGUSR1 to Nginx, PID 1) writes it out;
+        # then both services' logs are read until they stop changing (tools/settle.py)
+        all_logs = settled(both_logs, flush=lambda: compose("kill", "-s", "SIGUSR1", "nginx", env=env),
+                           what="both services' logs")
+        return (address, down_address), statuses + down, all_logs
     finally:
         # the run's own setting back, and Nginx resolving the restarted app's address
         compose("up", "-d", "--wait", "--no-build", "--force-recreate", "--no-deps", "nginx")

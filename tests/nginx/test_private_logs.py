@@ -13,7 +13,6 @@ import ssl
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.parse
 
 import pytest
@@ -71,8 +70,9 @@ def run_requests(stack):
             assert send(stack, path, https) == 302, path
     finally:
         stack.start_app()
-    stack.flush_logs()   # the access log is buffered (nginx/fox-avatar.conf.j2)
-    time.sleep(0.3)
+    # the access log is buffered (nginx/fox-avatar.conf.j2): written out, and every file of the logs
+    # (the sidecar's output too) waited for until it stops changing
+    stack.flush_logs()
     logs = {f.name: f.read_text(errors="replace") for f in sorted(stack.logs.iterdir()) if f.is_file()}
     assert "app.log" in logs and "listening on" in logs["app.log"], sorted(logs)
     return logs

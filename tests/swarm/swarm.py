@@ -9,10 +9,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from settle import settled
+
 HERE = Path(__file__).resolve().parent
 STACK = "fox-avatar"
 CONVERGE_TIMEOUT = 240
-ACCESS_LOG_FLUSH_S = 1.5   # Nginx flushes its buffered access log every second (flush=1s)
 
 
 def sh(*cmd, check=True, input=None, timeout=120):
@@ -82,13 +83,23 @@ class Swarm:
 
     def nginx_logs(self, pattern, nodes=None):
         """{node: the lines matching `pattern` (grep -E)} of the logs of every Nginx container,
-        current and exited, of these nodes. Nginx writes its access log in buffers it flushes every
-        second (nginx/fox-avatar.conf.j2, issue 36): the lines of the last second are waited for."""
-        time.sleep(ACCESS_LOG_FLUSH_S)
-        return {n.host: n.run("sh", "-c", "for c in $(docker ps -a -q --filter "
-                              f"label=com.docker.swarm.service.name={STACK}_nginx); do docker logs $c 2>&1; done"
-                              f" | grep -E '{pattern}' || true").stdout.splitlines()
-                for n in nodes or self.nodes}
+        current and exited, of these nodes. Nginx writes its access log in buffers (flush=1s,
+        nginx/fox-avatar.conf.j2, issue 36): each running Nginx is made to write them out (SIGUSR1, a
+        reopen: Nginx is the container's PID 1; an exited one wrote them as it stopped), then the
+        logs are read until they stop changing (tools/settle.py)."""
+        nodes = nodes or self.nodes
+        label = f"label=com.docker.swarm.service.name={STACK}_nginx"
+
+        def flush():
+            for n in nodes:
+                n.run("sh", "-c", f"for c in $(docker ps -q --filter {label}); do docker kill --signal USR1 $c >/dev/null; done")
+
+        def read():
+            return {n.host: n.run("sh", "-c", f"for c in $(docker ps -a -q --filter {label}); do docker logs $c 2>&1; done"
+                                  f" | grep -E '{pattern}' || true").stdout.splitlines()
+                    for n in nodes}
+
+        return settled(read, flush=flush, what="the Nginx tasks' logs")
 
     def fallback_answers(self, nodes=None):
         """Access-log lines with fallback=1 (Nginx answered without the sidecar)."""

@@ -5,7 +5,8 @@ and every log our parts write searched for them (issue 28: private by default).
                                    SHA-256 e-mail hash, a Referer, a User-Agent), distinct per tag
   visit(host, v, stopped=...)      the round on the host, from CLIENT to Nginx's HTTPS port: with the
                                    sidecar up, then (stopped=True) again while it is stopped (the
-                                   fallback answers), started again and waited for
+                                   fallback answers), started again and waited for; then the
+                                   logs flushed and waited for (flush)
   send(host, v), send_stopped(host, v)  one round, with the sidecar up; while it is stopped
   logs(host)                       {source: text}: every file of LOG_DIR (rotated and compressed
                                    ones too) and the journal of the fox-avatar and nginx units
@@ -16,11 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import dataclass
 
 import foxmol
 from probes import SITE
+from settle import settled
 
 LOG_DIR = "/var/log/nginx/fox-avatar"
 CLIENT = "127.0.0.23"    # a loopback address of its own: 127.0.0.1 is also the upstream's, in every line
@@ -107,8 +108,15 @@ def visit(host: str, v: Visit, stopped: bool = True) -> str:
     out = send(host, v)
     if stopped:
         out += "\n(sidecar stopped)\n" + send_stopped(host, v)
-    time.sleep(1.5)   # the access log is written out at least every second (buffer=4k flush=1s)
+    flush(host)
     return out
+
+
+def flush(host: str) -> None:
+    """Nginx buffers the access log (buffer=4k flush=1s): a reopen (what logrotate's postrotate
+    does) writes the buffers out; then LOG_DIR is read until it stops changing (tools/settle.py)."""
+    settled(lambda: foxmol.host_exec(host, "sh", "-c", f"stat -c '%n %s' {LOG_DIR}/* 2>/dev/null || true"),
+            flush=lambda: foxmol.host_exec(host, "nginx", "-s", "reopen"), what=f"the files of {LOG_DIR}")
 
 
 def send_stopped(host: str, v: Visit) -> str:

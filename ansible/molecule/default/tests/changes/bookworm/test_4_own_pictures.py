@@ -66,8 +66,9 @@ def test_redirects_cached_before_the_own_set_never_lead_to_a_404(own_converge, h
 
 
 @pytest.fixture(scope="module")
-def fox_set_again(own_converge, files_mode):
-    return foxmol.playbook("fox-set-again", extra_vars={**files_mode["vars"], **KEEP})
+def fox_set_again(own_converge, files_mode, whole):
+    """The suite's last run: whole, the monitoring role included."""
+    return foxmol.playbook("fox-set-again", extra_vars={**files_mode["vars"], **KEEP}, env=whole)
 
 
 def test_back_to_the_fox_set_converge_succeeds(fox_set_again):
@@ -76,6 +77,11 @@ def test_back_to_the_fox_set_converge_succeeds(fox_set_again):
 
 def test_the_fox_set_is_served_again(fox_set_again, addr, files_mode):
     assert probes.https_code(addr, files_mode["ca"], "/Renard-1.png") == "200"
+
+
+def test_the_last_run_is_whole_the_monitoring_role_included(fox_set_again, monitoring_play_tasks):
+    assert any("fox_avatar_monitoring" in task for task in monitoring_play_tasks(fox_set_again)), \
+        fox_set_again.excerpt()
 
 
 def test_redirects_cached_before_the_fox_set_came_back_never_lead_to_a_404(

@@ -88,5 +88,6 @@ def back(host_name, port_taken):
 
 
 @pytest.fixture(scope="session")
-def again(back):
-    return foxmol.playbook("again")
+def again(back, whole):
+    """The suite's last run: whole, the monitoring role included."""
+    return foxmol.playbook("again", env=whole)
