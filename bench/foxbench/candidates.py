@@ -27,7 +27,7 @@ class Candidate:
     def __init__(self, ws):
         self.ws, self.procs = ws, []
         self.dir = Path(tempfile.mkdtemp(prefix=f"{self.key}-", dir=ws.tmp))
-        self.dir.chmod(0o755)  # Nginx workers run as nobody
+        self.dir.chmod(0o755)  # readable by the Nginx workers whatever their user (tools/loopback.py: root under root)
 
     @classmethod
     def available(cls):

@@ -29,7 +29,7 @@ class Workspace:
         if not JAR.is_file():
             die(f"{JAR} missing: run `make build`")
         self.tmp = Path(tempfile.mkdtemp(prefix="fox-bench-"))
-        self.tmp.chmod(0o755)  # Nginx workers run as nobody
+        self.tmp.chmod(0o755)  # readable by the Nginx workers whatever their user (tools/loopback.py: root under root)
         atexit.register(shutil.rmtree, self.tmp, ignore_errors=True)
         self.cert = make_cert(self.tmp)
 
