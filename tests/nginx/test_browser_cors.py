@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from stack.client import get, wait_for_sidecar
+from stack.client import get, wait_for_fallback, wait_for_sidecar
 from stack.images import manifest  # noqa: F401 (fixture)
 from test_browser import browser, serve_html  # noqa: F401 (fixture)
 
@@ -103,6 +103,7 @@ def test_another_origin_fetches_and_draws_avatars_with_the_sidecar_up_and_down(
         "the sidecar should be answering"
     stack.stop_app()
     try:
+        wait_for_fallback(stack)
         fetched = read_avatars(stack, manifest, browser, page_url, "down")
         assert b"<html>" in get(stack, urlsplit(fetched).path + "?" + urlsplit(fetched).query).body, \
             "with the sidecar stopped, the 302 must be the fallback's"
@@ -154,6 +155,7 @@ def test_a_page_isolated_with_coep_require_corp_shows_avatars_with_the_sidecar_u
     show_avatars(stack, browser, isolated_url, "up")
     stack.stop_app()
     try:
+        wait_for_fallback(stack)
         show_avatars(stack, browser, isolated_url, "down")
     finally:
         stack.start_app()

@@ -145,3 +145,18 @@ def wait_for_sidecar(stack, seconds=30):
             return
         assert time.monotonic() < deadline, f"the sidecar did not take over again within {seconds} s"
         time.sleep(0.5)
+
+
+def wait_for_fallback(stack, seconds=30):
+    """After stack.stop_app(): until the avatar URL is answered by Nginx's fallback (its 302 carries
+    Nginx's small HTML page). Under compose, Nginx reloads when the app's address goes (the pool
+    file, 40-app-pool.sh): a browser's kept connection to the old workers is closed then, and a
+    request sent on it at that moment fails; after this, it has gone."""
+    deadline = time.monotonic() + seconds
+    while True:
+        r = get(stack, "/?while=stopped")
+        assert r.status == 302, r.status
+        if b"<html>" in r.body:
+            return
+        assert time.monotonic() < deadline, f"the fallback did not answer within {seconds} s"
+        time.sleep(0.5)
