@@ -23,7 +23,7 @@ import time
 import pytest
 
 import ports  # tools/ports.py, ports.env's reader
-from test_compose import ROOT, compose, containers, inspect, recreate, setting
+from compose_helpers import ROOT, compose, containers, inspect, recreate, setting
 
 HTTPS_PORT = ports.read()["NGINX_CONTAINER_HTTPS_PORT"]
 # A new visitor's p99 must stay under this: a liveness bound, not a speed (0.03-0.55 s measured on a
