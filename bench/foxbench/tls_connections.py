@@ -81,7 +81,7 @@ class Stack:
                                     text=True).stderr.strip().replace("nginx version: ", "")
         self.settings = {k: v for k, v in json.loads(compose("config", "--format", "json", env=self.env))
                          ["services"]["nginx"]["environment"].items()
-                         if k in ("AVATAR_NGINX_CONNECTIONS", "AVATAR_NGINX_MEMORY", "AVATAR_KEEPALIVE_TIMEOUT")}
+                         if k in ("AVATAR_NGINX_CONNECTIONS", "AVATAR_KEEPALIVE_TIMEOUT")}
 
     def restart_nginx(self):
         """A fresh Nginx (its workers' freed memory would be reused by the next connections: each
@@ -236,7 +236,7 @@ def section(res):
     s = res["settings"]
     lines = [generated_by("make bench CONNECTIONS=1", res), "", f"Machine: {machine_line(res['machine'])}.", "",
              f"The compose stack as shipped ({res['nginx']}; `AVATAR_NGINX_CONNECTIONS` "
-             f"{s.get('AVATAR_NGINX_CONNECTIONS')}, `AVATAR_NGINX_MEMORY` {s.get('AVATAR_NGINX_MEMORY')}, "
+             f"{s.get('AVATAR_NGINX_CONNECTIONS')}, `AVATAR_NGINX_MEMORY` {idle['both']['during']['nginx'][1]:.0f} MiB, "
              f"`AVATAR_KEEPALIVE_TIMEOUT` {s.get('AVATAR_KEEPALIVE_TIMEOUT')}), both containers pinned to the server "
              f"core; the clients on the load generator's core, to the Nginx container's address. Memory: docker "
              f"stats' figure (usage less inactive file pages), before and while the connections are held.", "",
