@@ -139,6 +139,16 @@ def held(stack, http2_counts):
     return {"before": before, "during": during, "clients": got}
 
 
+def cpu_seconds(cid):
+    """The CPU time a container used so far (its cgroup: v1 cpuacct, or v2 cpu.stat), or None."""
+    for f, scale in ((f"/sys/fs/cgroup/cpuacct/docker/{cid}/cpuacct.usage", 1e-9),
+                     (f"/sys/fs/cgroup/system.slice/docker-{cid}.scope/cpu.stat", 1e-6)):
+        if os.path.exists(f):
+            text = Path(f).read_text()
+            return int(text.split()[1] if text.startswith("usage_usec") else text) * scale
+    return None
+
+
 S_TIME = re.compile(r"(\d+) connections in [0-9.]+ real seconds")
 PARALLEL = 4   # s_time processes at once (each one connection at a time)
 
@@ -148,13 +158,14 @@ def s_time(stack, path, version, reuse):
     client has its session ticket only once it reads: a handshake alone could not be resumed):
     connections per second (over the wall time measured here: s_time's own is in whole seconds), and
     how many were resumed (s_time prints a letter per connection: r resumed, * a full handshake)."""
-    t = time.monotonic()
+    cpu0, t = cpu_seconds(stack.ids["nginx"]), time.monotonic()
     procs = [subprocess.Popen(["openssl", "s_time", "-connect", f"{stack.addr}:{stack.port}", f"-{version}",
                                "-reuse" if reuse else "-new", "-time", str(DURATION), "-www", path],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
              for _ in range(PARALLEL)]
     outs = [p.communicate(timeout=DURATION + 60)[0] for p in procs]
     wall = time.monotonic() - t
+    cpu1 = cpu_seconds(stack.ids["nginx"])
     total = resumed = full = 0
     for out in outs:
         m = S_TIME.search(out)
@@ -165,7 +176,8 @@ def s_time(stack, path, version, reuse):
         letters = "".join(line for line in timed.splitlines() if line and set(line) <= set("*r"))
         resumed, full = resumed + letters.count("r"), full + letters.count("*")
     return {"connections": total, "seconds": round(wall, 2), "per_s": total / wall, "resumed": resumed,
-            "full": full, "parallel": PARALLEL}
+            "full": full, "parallel": PARALLEL,
+            "nginx_cpu": round((cpu1 - cpu0) / wall, 3) if cpu0 is not None and cpu1 is not None else None}
 
 
 def returning(stack, version):
@@ -257,12 +269,17 @@ def section(res):
     par = next(iter(st.values()))["parallel"]
     lines += ["", f"New TLS connections per second (`openssl s_time`, {par} processes at once, each one connection "
               f"at a time: a handshake, `GET {res['image_path']}` (HTTP/1.0: an image Nginx serves itself) and a close; "
-              f"{res['duration_s']} s each):", "",
-              "| | full handshakes /s | resumed sessions /s | of which resumed |", "|---|--:|--:|--:|"]
+              f"{res['duration_s']} s each; Nginx CPU: its container's CPU time over the run, of the one server core "
+              f"it is pinned to: below 100 % the clients set the pace, not Nginx):", "",
+              "| | full handshakes /s | Nginx CPU | resumed sessions /s | Nginx CPU | of which resumed |",
+              "|---|--:|--:|--:|--:|--:|"]
+    def cpu(run):   # of the one server core; below 100 % the clients, not Nginx, set the pace
+        return "–" if run.get("nginx_cpu") is None else f"{run['nginx_cpu']:.0%}"
+
     for version, label in (("tls1_3", "TLS 1.3"), ("tls1_2", "TLS 1.2")):
         new, reuse = st[f"{version}-new"], st[f"{version}-reuse"]
         done = reuse["resumed"] + reuse["full"]
-        lines.append(f"| {label} | {fmt_int(new['per_s'])} | {fmt_int(reuse['per_s'])} | "
+        lines.append(f"| {label} | {fmt_int(new['per_s'])} | {cpu(new)} | {fmt_int(reuse['per_s'])} | {cpu(reuse)} | "
                      f"{reuse['resumed']:,} of {done:,} |")
     ret = res["returning"]
     lines += ["", "A returning visitor (a new connection offering the session of its first): " + "; ".join(
