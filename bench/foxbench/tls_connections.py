@@ -270,17 +270,21 @@ def section(res):
     lines += ["", f"New TLS connections per second (`openssl s_time`, {par} processes at once, each one connection "
               f"at a time: a handshake, `GET {res['image_path']}` (HTTP/1.0: an image Nginx serves itself) and a close; "
               f"{res['duration_s']} s each; Nginx CPU: its container's CPU time over the run, of the one server core "
-              f"it is pinned to: below 100 % the clients set the pace, not Nginx):", "",
-              "| | full handshakes /s | Nginx CPU | resumed sessions /s | Nginx CPU | of which resumed |",
-              "|---|--:|--:|--:|--:|--:|"]
+              f"it is pinned to: below 100 % the clients set the pace, not Nginx; per core: the rate over that share, what a "
+              f"whole core would do at that cost):", "",
+              "| | full handshakes /s | Nginx CPU | per core | resumed sessions /s | Nginx CPU | per core | of which resumed |",
+              "|---|--:|--:|--:|--:|--:|--:|--:|"]
     def cpu(run):   # of the one server core; below 100 % the clients, not Nginx, set the pace
         return "–" if run.get("nginx_cpu") is None else f"{run['nginx_cpu']:.0%}"
+
+    def core(run):   # what a whole core would do at that cost: the rate over the CPU share
+        return "–" if not run.get("nginx_cpu") else f"~{fmt_int(round(run['per_s'] / run['nginx_cpu'], -2))}"
 
     for version, label in (("tls1_3", "TLS 1.3"), ("tls1_2", "TLS 1.2")):
         new, reuse = st[f"{version}-new"], st[f"{version}-reuse"]
         done = reuse["resumed"] + reuse["full"]
-        lines.append(f"| {label} | {fmt_int(new['per_s'])} | {cpu(new)} | {fmt_int(reuse['per_s'])} | {cpu(reuse)} | "
-                     f"{reuse['resumed']:,} of {done:,} |")
+        lines.append(f"| {label} | {fmt_int(new['per_s'])} | {cpu(new)} | {core(new)} | {fmt_int(reuse['per_s'])} | "
+                     f"{cpu(reuse)} | {core(reuse)} | {reuse['resumed']:,} of {done:,} |")
     ret = res["returning"]
     lines += ["", "A returning visitor (a new connection offering the session of its first): " + "; ".join(
         f"{v}: {'resumed' if r['resumed'] else '**not resumed**'}" + (" (a session ticket)" if r["ticket"] else "")
