@@ -121,7 +121,7 @@ def held(stack, http2_counts):
     for http2, n in http2_counts:
         if not n:
             continue
-        pause = Path(tempfile.mktemp(prefix="fox-bench-held-"))
+        pause = stack.work / f"hold-{len(pauses)}"   # the client holds while this file exists
         pause.touch()
         pauses.append(pause)
         runs.append(subprocess.Popen(
