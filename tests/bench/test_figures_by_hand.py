@@ -1,6 +1,6 @@
 """The memory sections' figures, worked out by hand from fixture/bench.json (issue 47).
 
-expected/bench.md's tuning and limits sections (issue 36) were written by the renderer they check, so the
+expected/bench.md's tuning, limits (issue 36) and connections (issue 45) sections were written by the renderer they check, so the
 golden test alone would keep a figure that was wrong from the start. Every row below was computed by hand
 from the raw numbers (the arithmetic is beside each; kB / 1,024 for the "MB" columns, bytes / 2^20 for MiB,
 one decimal), independently of bench/foxbench; the rendered page must hold each line as written."""
@@ -67,6 +67,22 @@ LIMITS = [
     "at 32 MiB at least 0.9× the req/s at 512 MiB (c=100), never OOM-killed: 0.90×, 0 OOM kills, **met**.",
 ]
 
+CONNECTIONS = [
+    # (112.0 - 14.0) MiB * 1024 / 5,000 connections = 20.07 KiB; visitor p50 4.2 ms, p99 12.5 ms (to even: 12)
+    "| 5,000 HTTPS/1.1 | 14.0 | 112.0 | 20.1 | 5,000 held, 0 failed, 200 of 200 newest answering again; "
+    "a new visitor's p50 / p99 4 / 12 ms |",
+    # (140.5 - 14.2) * 1024 / 5,000 = 25.87
+    "| 5,000 HTTP/2 | 14.2 | 140.5 | 25.9 |",
+    # (262.3 - 14.1) * 1024 / 10,000 = 25.42
+    "| 10,000 both at once | 14.1 | 262.3 | 25.4 |",
+    "| nginx | 14.1 | 262.3 | 384 |\n| app | 21.2 | 22.0 | 64 |",
+    # 585.4 / 0.98 = 597: ~600; 1185.2 / 0.71 = 1,669: ~1,700; resumed 9,596 of 9,600 connections
+    "| TLS 1.3 | 585 | 98% | ~600 | 1,185 | 71% | ~1,700 | 9,596 of 9,600 |",
+    # no CPU share recorded for TLS 1.2: no per-core figure
+    "| TLS 1.2 | 642 | – | – | 1,500 | – | – | 12,000 of 12,000 |",
+    "TLSv1.3: resumed (a session ticket); TLSv1.2: **not resumed**.",
+]
+
 
 @pytest.mark.parametrize("line", TUNING, ids=lambda l: l[:40])
 def test_the_tuning_sections_figures_are_the_fixtures_worked_by_hand(page, line):
@@ -75,4 +91,9 @@ def test_the_tuning_sections_figures_are_the_fixtures_worked_by_hand(page, line)
 
 @pytest.mark.parametrize("line", LIMITS, ids=lambda l: l[:40])
 def test_the_memory_limits_figures_are_the_fixtures_worked_by_hand(page, line):
+    assert line in page
+
+
+@pytest.mark.parametrize("line", CONNECTIONS, ids=lambda l: l[:40])
+def test_the_connections_figures_are_the_fixtures_worked_by_hand(page, line):
     assert line in page

@@ -132,7 +132,7 @@ def sized(*docker_args, **settings):
 def test_workers_follow_the_containers_cpu_limit_and_share_the_connections():
     """One CPU's worth (--cpus 0.5 rounds up): one worker, holding all the shipped connections
     (12,288) and its own (nginx/connections.env)."""
-    done = sized("--cpus", "0.5", "--memory", "384m")
+    done = sized("--cpus", "0.5", "--memory", "448m")
     assert done.returncode == 0, done.stderr
     per_worker, files = connections.per_worker(int(setting("AVATAR_NGINX_CONNECTIONS")), 1)
     assert "worker_processes 1;" in done.stdout, done.stdout
@@ -141,8 +141,8 @@ def test_workers_follow_the_containers_cpu_limit_and_share_the_connections():
 
 
 @pytest.mark.parametrize("settings, docker_args, named", [
-    ({"AVATAR_NGINX_CONNECTIONS": "20000"}, ("--memory", "384m"), "AVATAR_NGINX_MEMORY"),
-    ({"AVATAR_NGINX_CONNECTIONS": "4000"}, ("--memory", "384m", "--ulimit", "nofile=2048:2048"), "open-file limit"),
+    ({"AVATAR_NGINX_CONNECTIONS": "20000"}, ("--memory", "448m"), "AVATAR_NGINX_MEMORY"),
+    ({"AVATAR_NGINX_CONNECTIONS": "4000"}, ("--memory", "448m", "--ulimit", "nofile=2048:2048"), "open-file limit"),
     ({"AVATAR_NGINX_CONNECTIONS": "12k"}, (), "AVATAR_NGINX_CONNECTIONS"),
     ({"AVATAR_KEEPALIVE_TIMEOUT": "0"}, (), "AVATAR_KEEPALIVE_TIMEOUT"),
 ])
