@@ -50,7 +50,7 @@ arm64_base=${RELEASE_ARM64_BASE:-local/fox-debian-arm64:trixie-slim}
 dist=dist/$version
 jar=avatar-$version.jar collection=fox_avatar-deploy-$version.tar.gz
 
-step "prerequisites: the Docker engine, the base images (amd64, arm64), qemu-user-static, Maven, ansible-galaxy"
+# The registry's side of "already released" (a Docker engine for docker's own client configuration).
 # shellcheck source=tools/docker.sh
 . tools/docker.sh
 docker_engine_ready
@@ -61,6 +61,8 @@ for image in "$app" "$nginx"; do
   grep -qiE 'no such manifest|not found|manifest unknown' <<<"$out" \
     || die "REGISTRY: cannot read $image:$version there: $(tail -n1 <<<"$out")"
 done
+
+step "prerequisites: the base images (amd64, arm64), qemu-user-static, Maven, ansible-galaxy"
 base_image_ready debian:trixie-slim trixie
 arm64_base_image_ready "$arm64_base" trixie
 command -v mvn >/dev/null || apt_need maven default-jdk-headless

@@ -188,20 +188,28 @@ for n in app nginx; do
 done
 ok "both pulled for linux/arm64"
 docker network create "$id" >/dev/null
-docker run -d --name "$id-app" --network "$id" --network-alias app -p 127.0.0.1::8080 \
+docker run -d --platform linux/arm64 --name "$id-app" --network "$id" --network-alias app -p 127.0.0.1::8080 \
   "$reg/fox-avatar/app:$version" >/dev/null
 # The settings compose gives Nginx (.env.example's defaults), TLS off: the HTTP port serves the avatars.
 env_args=()
 while IFS= read -r line; do env_args+=(-e "$line"); done < <(
   grep -E '^AVATAR_(HTTPS_PORT|APP_PORT|IMAGES_MAX_AGE|TLS_NAMES|ACCESS_LOG|REAL_IP_FROM|NGINX_CONNECTIONS|KEEPALIVE_TIMEOUT)=' \
     "$root/.env.example" | tr -d '"')
-docker run -d --name "$id-nginx" --network "$id" -p 127.0.0.1::8080 --memory 384m \
+docker run -d --platform linux/arm64 --name "$id-nginx" --network "$id" -p 127.0.0.1::8080 --memory 384m \
   "${env_args[@]}" -e AVATAR_TLS=off "$reg/fox-avatar/nginx:$version" >/dev/null
 for c in app nginx; do
   m=$(docker exec "$id-$c" uname -m)
   [ "$m" = aarch64 ] || fail "$c: uname -m is $m"
 done
 ok "both containers: uname -m aarch64"
+# The programs themselves (an amd64 binary would run natively here, whatever the image says): the ELF
+# header's machine, 0xb7 for aarch64 (0x3e: x86-64).
+elf_machine() { docker exec "$id-$1" od -An -j18 -N2 -tx2 "$2" | tr -d ' '; }
+for f in app:/opt/java/bin/java app:/opt/java/lib/server/libjvm.so nginx:/usr/sbin/nginx; do
+  m=$(elf_machine "${f%%:*}" "${f#*:}")
+  [ "$m" = 00b7 ] || fail "${f#*:} in the ${f%%:*} container: ELF machine 0x$m, not aarch64 (0xb7)"
+done
+ok "the JVM, libjvm.so and nginx are aarch64 programs"
 healthy() { [ "$(docker inspect -f '{{.State.Health.Status}}' "$id-app")" = healthy ]; }
 t_start=$SECONDS
 poll 300 healthy || fail "the arm64 app is not healthy within 300 s"
