@@ -86,7 +86,7 @@ grep -qx "## \[$version\] - $today" CHANGELOG.md || die "CHANGELOG.md: no '## [U
 
 step "$dist: the jar, the collection, checksums"
 rm -rf "$dist" && mkdir -p "$dist"
-mvn -B -q -Dmaven.test.skip=true clean package
+mvn -B -q -Dstyle.color=never -Dmaven.test.skip=true clean package
 cp app/target/avatar.jar "$dist/$jar"
 ansible-galaxy collection build ansible/ --output-path "$dist" >/dev/null
 [ -f "$dist/$collection" ] || die "ansible-galaxy did not write $dist/$collection"
@@ -116,7 +116,7 @@ step "the multi-architecture tags"
 for image in "$app" "$nginx"; do
   docker manifest rm "$image:$version" >/dev/null 2>&1 || true
   docker manifest create "${insecure[@]}" "$image:$version" "$image:$version-amd64" "$image:$version-arm64" >/dev/null
-  digest=$(docker manifest push "${insecure[@]}" --purge "$image:$version" | grep -Eo 'sha256:[0-9a-f]{64}' | tail -n1)
+  digest=$(docker manifest push "${insecure[@]}" --purge "$image:$version" | grep -Eo 'sha256:[0-9a-f]+' | tail -n1)
   platforms=$(docker manifest inspect "${insecure[@]}" "$image:$version" \
     | python3 -c 'import json,sys; print(" ".join(sorted(m["platform"]["os"]+"/"+m["platform"]["architecture"] for m in json.load(sys.stdin)["manifests"])))')
   [ "$platforms" = "linux/amd64 linux/arm64" ] || die "$image:$version lists '$platforms', not linux/amd64 linux/arm64"

@@ -45,7 +45,7 @@ _dk_arm64_base_build() {
      && _dk_is_arm64 "arm64v8/debian:$suite-slim" && docker tag "arm64v8/debian:$suite-slim" "$name"; then
     return 0
   fi
-  _dk_log "cannot pull $name for linux/arm64; building it with debootstrap --arch=arm64 (emulated, a few minutes)"
+  _dk_log "cannot pull arm64v8/debian:$suite-slim; building $name with debootstrap --arch=arm64 (emulated, a few minutes)"
   _dk_debootstrap_import "$suite" "$name" --arch=arm64 -- --platform linux/arm64 -c 'CMD ["bash"]' \
     && { _dk_is_arm64 "$name" || _dk_image_set_arch "$name" arm64; } \
     && { _dk_is_arm64 "$name" || _dk_die "$name: its architecture is not arm64 after the import"; }
