@@ -86,7 +86,10 @@ grep -qx "## \[$version\] - $today" CHANGELOG.md || die "CHANGELOG.md: no '## [U
 
 step "$dist: the jar, the collection, checksums"
 rm -rf "$dist" && mkdir -p "$dist"
-mvn -B -q -Dstyle.color=never -Dmaven.test.skip=true clean package
+log=$(mktemp)
+mvn -B -q -Dstyle.color=never -Dmaven.test.skip=true clean package >"$log" 2>&1 \
+  || { cat "$log" >&2; rm -f "$log"; die "mvn package failed (its output above)"; }
+rm -f "$log"
 cp app/target/avatar.jar "$dist/$jar"
 ansible-galaxy collection build ansible/ --output-path "$dist" >/dev/null
 [ -f "$dist/$collection" ] || die "ansible-galaxy did not write $dist/$collection"
