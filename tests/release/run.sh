@@ -188,14 +188,18 @@ for n in app nginx; do
 done
 ok "both pulled for linux/arm64"
 docker network create "$id" >/dev/null
-docker run -d --platform linux/arm64 --name "$id-app" --network "$id" --network-alias app -p 127.0.0.1::8080 \
+# The containers' ports: ports.env, their one owner.
+# shellcheck source=../../ports.env
+. "$root/ports.env"
+docker run -d --platform linux/arm64 --name "$id-app" --network "$id" --network-alias app \
+  -p "127.0.0.1::$APP_PORT" -p "127.0.0.1::$APP_METRICS_PORT" \
   "$reg/fox-avatar/app:$version" >/dev/null
 # The settings compose gives Nginx (.env.example's defaults), TLS off: the HTTP port serves the avatars.
 env_args=()
 while IFS= read -r line; do env_args+=(-e "$line"); done < <(
   grep -E '^AVATAR_(HTTPS_PORT|APP_PORT|IMAGES_MAX_AGE|TLS_NAMES|ACCESS_LOG|REAL_IP_FROM|NGINX_CONNECTIONS|KEEPALIVE_TIMEOUT)=' \
     "$root/.env.example" | tr -d '"')
-docker run -d --platform linux/arm64 --name "$id-nginx" --network "$id" -p 127.0.0.1::8080 --memory 384m \
+docker run -d --platform linux/arm64 --name "$id-nginx" --network "$id" -p "127.0.0.1::$NGINX_CONTAINER_HTTP_PORT" --memory 384m \
   "${env_args[@]}" -e AVATAR_TLS=off "$reg/fox-avatar/nginx:$version" >/dev/null
 for c in app nginx; do
   m=$(docker exec "$id-$c" uname -m)
@@ -214,13 +218,19 @@ healthy() { [ "$(docker inspect -f '{{.State.Health.Status}}' "$id-app")" = heal
 t_start=$SECONDS
 poll 300 healthy || fail "the arm64 app is not healthy within 300 s"
 ok "the arm64 app healthy after $((SECONDS - t_start)) s"
-app_url=http://$(docker port "$id-app" 8080/tcp | head -n1)
-nginx_url=http://$(docker port "$id-nginx" 8080/tcp | head -n1)
+app_url=http://$(docker port "$id-app" "$APP_PORT/tcp" | head -n1)
+metrics_url=http://$(docker port "$id-app" "$APP_METRICS_PORT/tcp" | head -n1)
+nginx_url=http://$(docker port "$id-nginx" "$NGINX_CONTAINER_HTTP_PORT/tcp" | head -n1)
 status_of() { curl -s -o /dev/null -w '%{http_code} %{redirect_url}' "$1"; }
 [[ $(status_of "$app_url/") == "302 "* ]] || fail "the app answers $(status_of "$app_url/")"
 ok "the arm64 app answers / directly: $(status_of "$app_url/")"
 nginx_302() { [[ $(status_of "$nginx_url/") == "302 "* ]]; }
-poll 120 nginx_302 || fail "Nginx answers $(status_of "$nginx_url/")"
+# Through the arm64 app, not Nginx's fallback (which answers alike while Nginx has no app address yet):
+# the app's count of / answers grows with Nginx's 302.
+randoms() { curl -fsS "$metrics_url/metrics" | awk '/^fox_avatar_requests_total\{route="random"/ { n += $NF } END { print n + 0 }'; }
+through_app() { local before; before=$(randoms) && nginx_302 && (($(randoms) > before)); }
+poll 120 through_app || fail "Nginx answers $(status_of "$nginx_url/"), the app's / count stays at $(randoms)"
+ok "Nginx's 302 came from the arm64 app (its fox_avatar_requests_total for / at $(randoms))"
 location=$(status_of "$nginx_url/"); location=${location#302 }
 [[ $location == http://*/* ]] || fail "the 302's Location: $location"
 image="$nginx_url/${location#http://*/}"
