@@ -16,6 +16,11 @@ Modes (environment):
                    ...), same rounds; saved as "partial" in the raw file, its own section; no JDK comparison.
   SOAK=1           10 million requests through the full stack, RSS sampled every few seconds; fails
                    unless memory stays flat and no request fails; writes the soak section of docs/bench.md.
+  CONNECTIONS=1    issue 45's connections on the compose stack as shipped (bench/foxbench/tls_connections.py):
+                   idle HTTPS/1.1 and HTTP/2 connections held (memory per connection, compose's memory limits
+                   under that load), new TLS connections per second (full and resumed), a returning
+                   visitor's resumption; a few minutes; writes the connections section of docs/bench.md.
+                   BENCH_CONNECTIONS (5000): idle connections per protocol.
   BENCH_GATE=1     issue 36's regression gate (make bench-smoke): the sidecar against the JDK peer, its
                    allocation per request and its RSS, about 45 s; fails the build when one is off; writes
                    only to a temp dir.
@@ -38,7 +43,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "tools")]   # foxbench, the image set (imageset/), the loopback stack (tools/)
 
-from foxbench import benchmark, gate, jdks, limits, report, settings, soak, tune  # noqa: E402
+from foxbench import benchmark, gate, jdks, limits, report, settings, soak, tls_connections, tune  # noqa: E402
 from foxbench.workspace import Workspace  # noqa: E402
 from foxbench.machine import describe  # noqa: E402
 from foxbench.processes import die, log  # noqa: E402
@@ -67,6 +72,8 @@ def measure(out):
             die("the regression gate failed: see the table above")
     elif settings.TUNE:
         print(report.publish("tuning", tune.run(ws, m), out, settings.SMOKE))
+    elif settings.CONNECTIONS:
+        print(report.publish("connections", tls_connections.run(ws, m), out, settings.SMOKE))
     elif settings.SOAK:
         res = soak.run(ws, m)
         print(report.publish("soak", res, out, settings.SMOKE))

@@ -2,7 +2,8 @@
 # make bench: the benchmark of issue 7 (see docs/bench.md). Installs its tools (idempotently), then runs
 # bench/bench.py (the package bench/foxbench/). Modes: BENCH_SMOKE=1 (CI: seconds, asserts no timings,
 # writes only to a temp dir, leaves out the candidates only oha loads), BENCH_GATE=1 (CI: issue 36's
-# regression gate, about a minute, ratios and counts only), TUNE=1 (JVM flag sets for app/jvm.options), SOAK=1 (10 million requests
+# regression gate, about a minute, ratios and counts only), CONNECTIONS=1 (issue 45: connections on the
+# compose stack, a few minutes), TUNE=1 (JVM flag sets for app/jvm.options), SOAK=1 (10 million requests
 # through the full stack), BENCH_ONLY=KEY,... (a partial run of those candidates, its own section);
 # `bench/run.sh --render` renders the report again from docs/bench.json.
 set -euo pipefail
@@ -18,6 +19,7 @@ apt_need wrk apache2-utils nghttp2-client gnuplot-nox nginx php-fpm openssl curl
 # HTTP suite's curl --http3-only (tests/stack/test_http3.py) in the nginx, compose and ansible layers.
 only=" ${BENCH_ONLY:-} "; only=${only//,/ }
 if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] && [ "${BENCH_GATE:-}" != 1 ] &&
+   [ "${CONNECTIONS:-}" != 1 ] &&
    [ "${1:-}" != --render ] &&
    { [ -z "${BENCH_ONLY:-}" ] || [[ "$only" == *" stack-trixie "* ]]; }; then
   . tools/docker.sh
@@ -29,13 +31,19 @@ if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] &
     oha_ready >/dev/null   # its load generator in every protocol, HTTP/3 included (exports BENCH_OHA)
   fi
 fi
+if [ "${CONNECTIONS:-}" = 1 ] && [ "${1:-}" != --render ]; then
+  # the compose stack as shipped (bench/foxbench/tls_connections.py builds and starts it)
+  . tools/docker.sh
+  docker_engine_ready && compose_v2_ready && base_image_ready debian:trixie-slim trixie >/dev/null
+fi
 . tools/venv.sh   # Jinja2 for nginx/render.py, cryptography for the full stack's CA (tools/loopback.py)
 # Debian 13's JDKs 21 and 25 for the JDK comparison (bench/foxbench/jdks.py), in a container image; and
 # the compose app image, from this tree, for the memory limits and the soak at compose's limit
 # (bench/foxbench/limits.py, soak.py): Docker's build cache makes it seconds when the compose layer (or an
 # earlier run) built the same files; the build trusts this machine's extra CA certificates, as
 # tests/compose/run.sh has it. A partial run (BENCH_ONLY), the tuning and the gate need neither.
-if [[ " $* " != *" --render "* ]] && [ -z "${BENCH_ONLY:-}" ] && [ "${TUNE:-}" != 1 ] && [ "${BENCH_GATE:-}" != 1 ]; then
+if [[ " $* " != *" --render "* ]] && [ -z "${BENCH_ONLY:-}" ] && [ "${TUNE:-}" != 1 ] && [ "${BENCH_GATE:-}" != 1 ] &&
+   [ "${CONNECTIONS:-}" != 1 ]; then
   . tools/docker.sh
   if [ "${SOAK:-}" != 1 ]; then
     JDKS_IMAGE=$(trixie_jdks_ready)

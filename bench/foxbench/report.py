@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from . import charts, jdks, limits, sections, soak_report
+from . import charts, jdks, limits, sections, soak_report, tls_connections
 from .processes import log
 from .settings import DOCS, RAW, README
 
@@ -18,7 +18,8 @@ SECTIONS = {"results": ("bench:results", sections.results_section, charts.result
             "soak": ("bench:soak", soak_report.soak_section, charts.soak_chart, "bench-soak.png"),
             "jdks": ("bench:jdks", jdks.section, None, None),
             "limits": ("bench:limits", limits.section, None, None),
-            "partial": ("bench:partial", sections.partial_section, None, None)}
+            "partial": ("bench:partial", sections.partial_section, None, None),
+            "connections": ("bench:connections", tls_connections.section, None, None)}
 README_MARKERS = "bench"
 
 
@@ -30,7 +31,7 @@ def save_raw(path, key, data):
     raw = load_raw(path) if Path(path).exists() else {}
     raw[key] = data
     note = ("written by `make bench` (results, jdks, limits), `make bench TUNE=1` (tuning), `make bench SOAK=1` "
-            "(soak) and `BENCH_ONLY=KEY,... make bench` (partial); `bench/bench.py --render` renders docs/bench.md, the README table and the charts "
+            "(soak), `make bench CONNECTIONS=1` (connections) and `BENCH_ONLY=KEY,... make bench` (partial); `bench/bench.py --render` renders docs/bench.md, the README table and the charts "
             "from it; do not edit by hand")
     body = json.dumps({k: raw[k] for k in SECTIONS if k in raw}, indent=1, sort_keys=True)
     Path(path).write_text('{"generated": ' + json.dumps(note) + ",\n" + body[1:].lstrip("\n") + "\n")

@@ -14,6 +14,7 @@ SMOKE = os.environ.get("BENCH_SMOKE") == "1"
 TUNE = os.environ.get("TUNE") == "1"
 SOAK = os.environ.get("SOAK") == "1"
 GATE = os.environ.get("BENCH_GATE") == "1"   # issue 36's regression gate (gate.py)
+CONNECTIONS = os.environ.get("CONNECTIONS") == "1"   # issue 45's connections (tls_connections.py)
 
 _ncpu = len(os.sched_getaffinity(0))
 SERVER_CPU = int(os.environ.get("BENCH_SERVER_CPU", "1" if _ncpu > 1 else "0"))

@@ -34,7 +34,7 @@ def test_a_saved_run_renders_the_same_as_the_fixture(pages, tmp_path):
     doc, readme = pages
     fixture = report.load_raw(HERE / "fixture" / "bench.json")
     raw_file = tmp_path / "bench.json"
-    for key in ("soak", "results", "tuning", "jdks", "limits", "partial"):
+    for key in ("soak", "results", "tuning", "jdks", "limits", "partial", "connections"):
         report.save_raw(raw_file, key, fixture[key])
         report.render(report.load_raw(raw_file), doc, readme, keys=[key])
     assert raw_file.read_text().startswith('{"generated": "written by `make bench`')

@@ -131,19 +131,8 @@ memory_use() {
     mem=$(docker stats --no-stream --format '{{.MemUsage}}' "$c")
     if [[ $mem == 0B* ]]; then
       # dockerd collected nothing (docker.io 20.10 on this kernel's cgroup v1 says "no metrics
-      # received"): read the container's memory cgroup, with docker stats' formula.
-      for d in "/sys/fs/cgroup/memory/docker/$id" "/sys/fs/cgroup/system.slice/docker-$id.scope"; do
-        [ -d "$d" ] || continue
-        if [ -f "$d/memory.usage_in_bytes" ]; then
-          use=$(<"$d/memory.usage_in_bytes") lim=$(<"$d/memory.limit_in_bytes")
-          inact=$(awk '$1=="total_inactive_file"{print $2}' "$d/memory.stat")
-        else
-          use=$(<"$d/memory.current") lim=$(<"$d/memory.max")
-          inact=$(awk '$1=="inactive_file"{print $2}' "$d/memory.stat")
-        fi
-        mem="$(awk -v u="$use" -v i="${inact:-0}" -v l="$lim" \
-                 'BEGIN{printf "%.1fMiB / %.0fMiB (cgroup)", (u-i)/1048576, l/1048576}')"
-      done
+      # received"): the container's memory cgroup, with docker stats' formula (its one reader).
+      mem=$(python tools/container_memory.py "$id" || echo "$mem")
     fi
     printf '%-36s %s\n' "${name#/}" "$mem"
   done

@@ -29,7 +29,7 @@ from stack.headers import assert_cors_headers
 from stack.images import ACCEPT, IMMUTABLE, assert_served_image, redirect_entry
 from stack.stacks import Stack
 from imageset import read_manifest
-from test_compose import SITE_CONF, compose, containers, inspect, logs
+from compose_helpers import SITE_CONF, compose, containers, inspect, logs
 
 ROOT = Path(__file__).resolve().parents[2]
 NEEDED = ("COMPOSE_PROJECT_NAME", "COMPOSE_FILE", "AVATAR_HTTP_PORT", "AVATAR_TRIXIE_CLIENT")

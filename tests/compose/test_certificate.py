@@ -3,13 +3,13 @@
 ansible/molecule/default/tests/changes/bookworm/test_1_selfsigned_policy.py):
 ECDSA P-256, valid 365 days, made again at the next start when fewer than 30 days remain.
 
-Runs against the project tests/compose/run.sh started, like test_compose.py (whose helpers it
-uses); it puts the generated certificate back, so the tests after it trust it as before.
+Runs against the project tests/compose/run.sh started, like test_compose.py (its helpers:
+compose_helpers.py); it puts the generated certificate back, so the tests after it trust it as before.
 """
 import subprocess
 import time
 
-from test_compose import NEEDED, ROOT, compose, pytestmark, same_cert, served_certificate, volume_certificate  # noqa: F401
+from compose_helpers import NEEDED, ROOT, compose, pytestmark, same_cert, served_certificate, volume_certificate  # noqa: F401
 
 
 def certificate_days(pem):

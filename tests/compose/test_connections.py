@@ -22,8 +22,10 @@ import time
 
 import pytest
 
+import connections  # tools/connections.py, nginx/connections.env's reader
+import container_memory  # tools/container_memory.py
 import ports  # tools/ports.py, ports.env's reader
-from test_compose import ROOT, compose, containers, inspect, recreate, setting
+from compose_helpers import ROOT, compose, containers, inspect, recreate, setting
 
 HTTPS_PORT = ports.read()["NGINX_CONTAINER_HTTPS_PORT"]
 # A new visitor's p99 must stay under this: a liveness bound, not a speed (0.03-0.55 s measured on a
@@ -43,21 +45,12 @@ def nginx():
 
 
 def memory_mib(container):
-    """(in use, limit) of the container's memory cgroup in MiB, with docker stats' formula (usage less
-    inactive file pages); docker.io 20.10's own stats read nothing on this kernel (tests/compose/run.sh)."""
-    cid = inspect(container)["Id"]
-    for d in (f"/sys/fs/cgroup/memory/docker/{cid}", f"/sys/fs/cgroup/system.slice/docker-{cid}.scope"):
-        if not os.path.isdir(d):
-            continue
-        stat = dict(line.split() for line in open(f"{d}/memory.stat"))
-        if os.path.exists(f"{d}/memory.usage_in_bytes"):
-            use, limit = (int(open(f"{d}/memory.{n}").read()) for n in ("usage_in_bytes", "limit_in_bytes"))
-            inactive = int(stat.get("total_inactive_file", 0))
-        else:
-            use, limit = int(open(f"{d}/memory.current").read()), int(open(f"{d}/memory.max").read())
-            inactive = int(stat.get("inactive_file", 0))
-        return (use - inactive) / 1048576, limit / 1048576
-    pytest.fail(f"no memory cgroup found for {container}")
+    """(in use, limit) of the container's memory in MiB, as docker stats counts it
+    (tools/container_memory.py, the one reader, tests/compose/run.sh's too)."""
+    got = container_memory.mib(inspect(container)["Id"])
+    if got is None:
+        pytest.fail(f"no memory cgroup found for {container}")
+    return got
 
 
 def browsers(container, connections, http2=False, pause_file=None):
@@ -113,8 +106,9 @@ def test_past_its_connections_nginx_closes_the_oldest_idle_ones_and_serves_every
         got = json.loads(r.communicate(timeout=240)[0])
         print(json.dumps(got))
         assert got["opened"] == 3000 and got["failed"] == 0, got
-        # 1,024 for browsers, plus the 256 each of the two workers keeps for its own connections.
-        assert 1000 <= got["open_after"] <= 1024 + 2 * 256, got
+        # 1,024 for browsers, plus what each of the two workers keeps for its own connections.
+        own = connections.read()["NGINX_OWN_CONNECTIONS"]
+        assert 1000 <= got["open_after"] <= 1024 + 2 * own, got
         assert got["oldest_answered"] == 0 and got["newest_answered"] == got["returning_of"], got
         assert got["visitor_failures"] == 0 and got["visitor_p99"] < LIVELY, got
     finally:
@@ -136,11 +130,14 @@ def sized(*docker_args, **settings):
 
 
 def test_workers_follow_the_containers_cpu_limit_and_share_the_connections():
-    """One CPU's worth (--cpus 0.5 rounds up): one worker, holding all 12,288 and its own 256."""
+    """One CPU's worth (--cpus 0.5 rounds up): one worker, holding all the shipped connections
+    (12,288) and its own (nginx/connections.env)."""
     done = sized("--cpus", "0.5", "--memory", "384m")
     assert done.returncode == 0, done.stderr
-    assert "worker_processes 1;" in done.stdout and "worker_connections 12544;" in done.stdout, done.stdout
-    assert "worker_rlimit_nofile 13568;" in done.stdout, done.stdout
+    per_worker, files = connections.per_worker(int(setting("AVATAR_NGINX_CONNECTIONS")), 1)
+    assert "worker_processes 1;" in done.stdout, done.stdout
+    assert f"worker_connections {per_worker};" in done.stdout, done.stdout
+    assert f"worker_rlimit_nofile {files};" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("settings, docker_args, named", [

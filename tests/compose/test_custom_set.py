@@ -26,7 +26,7 @@ from imageset import parse_manifest, read_manifest
 from request_loop import RequestLoop
 from stack.custom_set import REPO, assert_retired_names_redirect, assert_serves_the_custom_set, make_custom_set
 from stack.stacks import ExternalStack
-from test_compose import (access_log, address, compose, containers, get_avatar, inspect, logs, pool_servers, recreate,
+from compose_helpers import (access_log, address, compose, containers, get_avatar, inspect, logs, pool_servers, recreate,
                           setting, wait_for)
 
 pytestmark = pytest.mark.skipif(

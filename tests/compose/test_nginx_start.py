@@ -3,14 +3,14 @@ the files of /docker-entrypoint.d/ run only when the command is Nginx serving (o
 configuration); any other command runs as it is, with no setting at all. For Nginx, a missing
 setting is still one line naming it, exit 2.
 
-Runs the image of the project tests/compose/run.sh started (like test_compose.py, whose helpers it
-uses), with `docker run --rm` and nothing of compose: no setting, no mount.
+Runs the image of the project tests/compose/run.sh started (its helpers:
+compose_helpers.py), with `docker run --rm` and nothing of compose: no setting, no mount.
 """
 import subprocess
 
 import pytest
 
-from test_compose import NEEDED, containers, inspect, pytestmark  # noqa: F401
+from compose_helpers import NEEDED, containers, inspect, pytestmark  # noqa: F401
 
 
 def nginx_image():

@@ -18,7 +18,7 @@ import pytest
 from settle import settled
 from stack.private_values import (FORWARDED_FOR, FULL_KEEPS, KEY, MD5, REFERER, SECRETS, SHA256, UNKNOWN,
                                    USER_AGENT)
-from test_compose import compose, containers, inspect, logs
+from compose_helpers import compose, containers, inspect, logs
 
 NEEDED = ("COMPOSE_PROJECT_NAME", "COMPOSE_FILE", "AVATAR_HTTPS_PORT", "AVATAR_TRIXIE_CLIENT")
 pytestmark = pytest.mark.skipif(

@@ -12,7 +12,7 @@ import socket
 import pytest
 import requests
 
-from test_compose import compose, containers, inspect
+from compose_helpers import compose, containers, inspect
 
 NEEDED = ("COMPOSE_PROJECT_NAME", "COMPOSE_FILE", "AVATAR_HTTPS_PORT", "AVATAR_CA")
 pytestmark = pytest.mark.skipif(

@@ -41,6 +41,7 @@ BREAKS = [
     ("FoxAvatarCertificateExpiresSoon", "< 14 * 86400", "< 7 * 86400"),
     ("FoxAvatarProbeFailing", "probe_success{job=\"fox-avatar-probe\"} == 0", "probe_success == 0 unless probe_success"),
     ("FoxAvatarExporterDown", ' or nginx_up{job="fox-avatar-nginx"} == 0', ""),
+    ("FoxAvatarConnectionsRefused", "[10m])) >= 1", "[10m])) >= 10"),
 ]
 
 

@@ -23,7 +23,7 @@ import requests
 import yaml
 from cryptography import x509
 
-from test_compose import (IMAGE_LOCATIONS, SITE_CONF, compose, get_avatar, https_url, inspect,
+from compose_helpers import (IMAGE_LOCATIONS, SITE_CONF, compose, get_avatar, https_url, inspect,
                           served_certificate, wait_for)
 
 ROOT = Path(__file__).resolve().parents[3]

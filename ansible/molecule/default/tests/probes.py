@@ -123,4 +123,5 @@ OUR_PACKAGES = ["nginx", "default-jre-headless", "prometheus", "prometheus-nginx
 OUR_PATHS = ["/etc/systemd/system/fox-avatar.service", "/etc/ssl/fox-avatar", "/etc/nginx/fox-avatar",
              "/etc/nginx/fox-avatar-releases", "/opt/fox-avatar", "/etc/logrotate.d/fox-avatar",
              "/var/log/nginx/fox-avatar", "/etc/default/prometheus-nginx-exporter", "/etc/mtail",
-             "/etc/prometheus"]
+             "/etc/prometheus", "/etc/systemd/system/fox-avatar-certificate-renewal.timer",
+             "/usr/local/sbin/fox-avatar-renew-certificate"]

@@ -3,8 +3,8 @@
 idle at once on Debian 12 (1,000 of each on Debian 13) (tools/idle_clients.py, from the control machine to the host's address on the
 scenario's network), each answering again on the connection it kept, while new visitors get their
 302 and image on fresh connections. Before it: nginx.conf and the workers' own limits say what the
-role wrote (each worker's share of fox_avatar_nginx_connections plus 256, and 1,024 more open
-files), and the unit's drop-in carries the same limit.
+role wrote (each worker's share of fox_avatar_nginx_connections plus its own connections, and its
+own open files more: nginx/connections.env), and the unit's drop-in carries the same limit.
 
 The one time bound (a new visitor's p99 under 3 s) tells a server that still serves from one
 that has stopped answering new visitors; nothing here times the server."""
@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import connections  # tools/connections.py, nginx/connections.env's reader
 import foxmol
 from probes import SITE
 
@@ -24,18 +25,18 @@ CONNECTIONS = 12288   # fox_avatar_nginx_connections' default (ansible/roles/fox
 
 def test_nginx_is_sized_for_the_connections(host_name):
     nproc = int(foxmol.host_exec(host_name, "nproc"))
-    per_worker = -(-CONNECTIONS // nproc) + 256
+    per_worker, files = connections.per_worker(CONNECTIONS, nproc)
     conf = foxmol.host_exec(host_name, "cat", "/etc/nginx/nginx.conf")
     assert re.findall(r"^\s*worker_connections (\d+);", conf, re.M) == [str(per_worker)], conf
-    assert re.findall(r"^\s*worker_rlimit_nofile (\d+);", conf, re.M) == [str(per_worker + 1024)], conf
+    assert re.findall(r"^\s*worker_rlimit_nofile (\d+);", conf, re.M) == [str(files)], conf
     dropin = foxmol.host_exec(host_name, "cat", "/etc/systemd/system/nginx.service.d/fox-avatar-limits.conf")
-    assert re.findall(r"^LimitNOFILE=(\d+)$", dropin, re.M) == [str(per_worker + 1024)], dropin
+    assert re.findall(r"^LimitNOFILE=(\d+)$", dropin, re.M) == [str(files)], dropin
     workers = foxmol.host_exec(host_name, "sh", "-c", 'for p in /proc/[0-9]*; do grep -qas "^nginx: worker" '
                                '"$p/cmdline" && echo "${p#/proc/}"; done; true').split()
     assert len(workers) == nproc, workers
     for pid in workers:
         limits = foxmol.host_exec(host_name, "cat", f"/proc/{pid}/limits")
-        assert re.search(rf"^Max open files\s+{per_worker + 1024}\s+{per_worker + 1024}\s", limits, re.M), limits
+        assert re.search(rf"^Max open files\s+{files}\s+{files}\s", limits, re.M), limits
 
 
 def test_nginx_holds_10000_idle_browsers_and_serves_new_visitors(host_name, addr, server_ca, suite):
