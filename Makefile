@@ -8,14 +8,14 @@ JAR   := app/target/avatar.jar
 MVN   := mvn -B -q
 
 .PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible \
-        test-ansible-specs test-molecule bench bench-smoke bench-gate test-bench bench-report \
-        build run images clean
+        test-ansible-specs test-molecule test-release bench bench-smoke bench-gate test-bench bench-report \
+        build run images release clean
 
 # test-app first: its Maven run writes the jar the Molecule runs ship (and needs no venv: prefetch
 # installs it meanwhile). Then two lanes (tests/lanes.sh): the Molecule runs in the background, the
 # other layers here, one after the other.
 test: prefetch test-app test-docs
-	tests/lanes.sh test-nginx test-monitoring test-compose test-swarm test-ansible-specs bench-smoke -- test-molecule
+	tests/lanes.sh test-nginx test-monitoring test-compose test-swarm test-release test-ansible-specs bench-smoke -- test-molecule
 
 # Starts building docker compose v2 (the compose layer's) in the background while the first layers run.
 prefetch:
@@ -58,6 +58,12 @@ test-swarm:
 # different lanes (the Molecule runs are the long one).
 test-ansible: test-ansible-specs test-molecule
 
+# make release on a throwaway clone against a real registry (Debian's docker-registry, the Swarm
+# layer's image), its refusals, artifacts, CHANGELOG and tag, the multi-architecture lists, then the
+# arm64 images running under qemu-user-static (tests/release/run.sh).
+test-release:
+	tests/release/run.sh
+
 test-ansible-specs: build
 	tests/ansible/specs.sh
 
@@ -97,6 +103,12 @@ ifeq ($(strip $(value SRC)),)
 else
 	images/pictures.sh "$$PICTURES_SRC" "$${PICTURES_OUT:-images}" $(if $(filter-out 0,$(PAD)),--pad)
 endif
+
+# A release: make release VERSION=X.Y.Z REGISTRY=HOST[:PORT] (docs/releasing.md, tools/release.sh): the jar,
+# the collection and checksums in dist/X.Y.Z/, both images for linux/amd64 and linux/arm64 pushed as one
+# multi-architecture tag each, CHANGELOG.md's section, the commit and the tag vX.Y.Z.
+release:
+	tools/release.sh
 
 clean:
 	$(MVN) clean

@@ -46,13 +46,15 @@ get() {
 chromium='image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8'
 key=0bc83cb571cd1c50ba6f3e8a78ef1346   # any 32 hex digits: a Gravatar-style key
 
+# A deadline of 120 s, polled every 0.05 s: natively the service answers within a second or two; an arm64
+# release built on amd64 runs this under qemu (docs/releasing.md), where it took 10 to 20 s on a loaded machine.
 up=
-for _ in $(seq 400); do
+for _ in $(seq 2400); do
   if get / '*/*' 2>/dev/null; then up=1; break; fi
   kill -0 "$pid" 2>/dev/null || break
   sleep 0.05
 done
-[[ -n $up ]] || { echo "aot-train.sh: the service did not answer within 20 s" >&2; kill "$pid" 2>/dev/null; exit 1; }
+[[ -n $up ]] || { echo "aot-train.sh: the service did not answer within 120 s" >&2; kill "$pid" 2>/dev/null; exit 1; }
 for i in $(seq 300); do
   get / '*/*' && get "/?s=64&u=$key" "$chromium" && get / "$chromium" && get /healthz '*/*' \
     && { (( i % 30 )) || get /metrics '*/*' "$metrics"; } \

@@ -18,6 +18,7 @@
 #     trixie.sh     trixie_client_ready, trixie_nginx_ready, trixie_jdks_ready
 #     apt-cache.sh  apt_cache_ready
 #     pebble.sh     pebble_ready, pebble_certs_dir
+#     arm64.sh      qemu_arm64_ready, arm64_base_image_ready
 #
 # Measured here (2 shared cores): installing default-jre-headless+nginx in a host takes ~45 s, of
 # which the download is ~6 s; the rest is dpkg (CPU), so apt_cache_ready saves little on this network.
@@ -103,7 +104,7 @@ _dk_go_ready() { # MIN_MINOR
 }
 
 # The functions, one file per concern (above).
-for _dk_part in engine compose images systemd trixie apt-cache pebble; do
+for _dk_part in engine compose images systemd trixie apt-cache pebble arm64; do
   # shellcheck source=/dev/null
   . "$_DOCKER_LIB_DIR/docker/$_dk_part.sh"
 done
