@@ -199,7 +199,11 @@ env_args=()
 while IFS= read -r line; do env_args+=(-e "$line"); done < <(
   grep -E '^AVATAR_(HTTPS_PORT|APP_PORT|IMAGES_MAX_AGE|TLS_NAMES|ACCESS_LOG|REAL_IP_FROM|NGINX_CONNECTIONS|KEEPALIVE_TIMEOUT)=' \
     "$root/.env.example" | tr -d '"')
-docker run -d --platform linux/arm64 --name "$id-nginx" --network "$id" -p "127.0.0.1::$NGINX_CONTAINER_HTTP_PORT" --memory 384m \
+# Compose's memory limit for Nginx, as .env.example gives it (the connections above must fit in it).
+nginx_memory=$(sed -n 's/^AVATAR_NGINX_MEMORY=//p' "$root/.env.example")
+[ -n "$nginx_memory" ] || fail ".env.example gives no AVATAR_NGINX_MEMORY"
+docker run -d --platform linux/arm64 --name "$id-nginx" --network "$id" -p "127.0.0.1::$NGINX_CONTAINER_HTTP_PORT" \
+  --memory "$nginx_memory" \
   "${env_args[@]}" -e AVATAR_TLS=off "$reg/fox-avatar/nginx:$version" >/dev/null
 for c in app nginx; do
   m=$(docker exec "$id-$c" uname -m)
