@@ -6,6 +6,8 @@
 #   swarm_images_ready              the node images local/fox-swarm-node:bookworm-TAG (Debian 12's docker.io
 #                                   20.10, engine and CLI) and :trixie-TAG (Debian 13's docker.io and
 #                                   docker-cli 26.1), and local/fox-swarm-registry:TAG; built once
+#   swarm_registry_ready            the registry image alone (the compose layer's release test too);
+#                                   prints its name
 #   swarm_node_run NAME HOST SUITE NET   starts node container NAME (hostname HOST) on NET, waits for its engine
 #   swarm_node_ip NAME NET          its address on NET
 #
@@ -29,7 +31,13 @@ swarm_images_ready() {
   _swarm_build "local/fox-swarm-node:bookworm-$SWARM_IMAGE_TAG" node.Dockerfile \
       --build-arg SUITE=bookworm --build-arg PACKAGES="docker.io iptables ca-certificates" &&
   _swarm_build "local/fox-swarm-node:trixie-$SWARM_IMAGE_TAG" node.Dockerfile --build-arg SUITE=trixie &&
-  _swarm_build "local/fox-swarm-registry:$SWARM_IMAGE_TAG" registry.Dockerfile
+  swarm_registry_ready >/dev/null
+}
+
+swarm_registry_ready() {
+  base_image_ready debian:trixie-slim trixie &&
+  _swarm_build "local/fox-swarm-registry:$SWARM_IMAGE_TAG" registry.Dockerfile &&
+  echo "local/fox-swarm-registry:$SWARM_IMAGE_TAG"
 }
 
 swarm_node_run() { # NAME HOST SUITE NET
