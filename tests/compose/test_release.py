@@ -8,8 +8,9 @@ built by tests/swarm/swarm.sh's swarm_registry_ready) under a test version, as `
 them (REGISTRY/fox-avatar/app:X.Y.Z, REGISTRY/fox-avatar/nginx:X.Y.Z), and their registry tags removed
 here; then a project of its own runs the documented command: both images come from the registry (the
 containers' image names, the image IDs the pushed ones), nothing is built, and it answers a 302 to an
-image it serves. A version the registry does not have stops `up` naming the settings, with nothing
-built or started.
+image it serves; then the monitoring profile as docs/monitoring.md gives it for a release (its four
+images built here, tagged with the version, the two services still the pulled ones). A version the
+registry does not have stops `up` naming the settings, with nothing built or started.
 
 Needs tests/compose/run.sh's environment (COMPOSE_FILE, the built images) and FOX_REGISTRY_IMAGE.
 """
@@ -25,6 +26,7 @@ import pytest
 from test_compose import ROOT, compose
 
 VERSION = "0.0.1"
+MONITORING = ("prometheus", "nginx-exporter", "mtail", "blackbox")
 NEEDED = ("COMPOSE_PROJECT_NAME", "COMPOSE_FILE", "FOX_REGISTRY_IMAGE")
 
 pytestmark = pytest.mark.skipif(
@@ -80,9 +82,9 @@ def registry():
 
 
 def released_env(project, **settings):
-    https_port, http_port = free_ports(2)
+    https_port, http_port, prometheus_port = free_ports(3)
     env = dict(os.environ, COMPOSE_PROJECT_NAME=project, AVATAR_HTTPS_PORT=str(https_port),
-               AVATAR_HTTP_PORT=str(http_port), **settings)
+               AVATAR_HTTP_PORT=str(http_port), AVATAR_PROMETHEUS_PORT=str(prometheus_port), **settings)
     env.pop("EXTRA_CA_CERTS", None)   # a machine installing a release builds nothing: no CA for Maven
     return env
 
@@ -122,8 +124,19 @@ def test_a_release_runs_from_the_registry_with_nothing_built(registry, tmp_path)
         assert status == 302 and location.startswith("/a/"), (status, location)
         status, _, ctype = get(port, location, str(ca))
         assert status == 200 and ctype.startswith("image/"), (location, status, ctype)
+
+        # the monitoring profile, as docs/monitoring.md gives it for a release: its four images built
+        # here (from the layer cache of the run's own) under the version, the two services untouched
+        up = compose("--profile", "monitoring", "up", "-d", "--wait", "--wait-timeout", "180", env=env,
+                     check=False, timeout=600)
+        assert up.returncode == 0, up.stdout + up.stderr
+        running = compose("--profile", "monitoring", "ps", "--format", "{{.Service}} {{.Image}}", env=env).stdout
+        assert sorted(running.split("\n")) == sorted(
+            [f"{s} fox-avatar/{s}:{VERSION}" for s in MONITORING]
+            + [f"{s} {host}/fox-avatar/{s}:{VERSION}" for s in ("app", "nginx")] + [""]), running
     finally:
-        compose("down", "-v", "--timeout", "5", env=env, check=False)
+        compose("--profile", "monitoring", "down", "-v", "--timeout", "5", env=env, check=False)
+        sh("docker", "rmi", *[f"fox-avatar/{s}:{VERSION}" for s in MONITORING], check=False)
 
 
 def test_a_version_the_registry_does_not_have_stops_up_with_nothing_built(registry):
