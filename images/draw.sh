@@ -15,7 +15,8 @@ out=${1:-$here}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-source "$root/tools/venv.sh"      # pinned Pillow (tools/requirements.txt)
+# pinned Pillow alone, in a venv of its own (.venv-images; docs/own-pictures.md): no test tool
+FOX_VENV_DIR=.venv-images FOX_VENV_REQUIREMENTS=images/requirements.txt source "$root/tools/venv.sh"
 source "$root/tools/apt.sh"
 command -v optipng >/dev/null || apt_need optipng
 

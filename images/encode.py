@@ -8,7 +8,7 @@ the ladder, the formats, their media types and Accept regexes are the image set'
 (imageset/contract.py), and its writer names the files by content and lists them in
 manifest.tsv.
 
-Everything here is deterministic: the pinned Pillow (tools/requirements.txt) with its
+Everything here is deterministic: the pinned Pillow (images/requirements.txt) with its
 bundled libwebp and libavif/libaom gives byte-identical files on every run. The settings
 were measured on the set (21 foxes, mean bytes per file at 64 px; see each format). At 32 /
 64 / 128 / 256 / 512 px: AVIF 0.67 / 1.1 / 2.1 / 3.9 / 7.5 KB, WebP 0.74 / 1.5 / 2.9 / 5.3 /

@@ -20,5 +20,6 @@ if [ ${#args[@]} -lt 1 ] || [ ${#args[@]} -gt 2 ] || [ -z "${args[0]}" ]; then
 fi
 PICTURES_STARTED=$(date +%s.%N)
 export PICTURES_STARTED
-source "$root/tools/venv.sh"      # pinned Pillow (tools/requirements.txt)
+# pinned Pillow alone, in a venv of its own (.venv-images; docs/own-pictures.md): no test tool
+FOX_VENV_DIR=.venv-images FOX_VENV_REQUIREMENTS=images/requirements.txt source "$root/tools/venv.sh"
 PYTHONPATH="$here" exec python3 "$here/pictures.py" "${args[0]}" "${args[1]:-$here}" "${pad[@]}"

@@ -14,7 +14,10 @@
 #     setting (test_nginx_start.py: nginx -V runs, nginx is refused), certificate, crash ->
 #     fallback + restart, --scale app=3 followed by Nginx; a set change, upgrades of both images
 #     and of the app alone under a request loop (one Nginx restart at most, every answer a served
-#     image); private logs (AVATAR_ACCESS_LOG unset, full, off; the container logs' size cap);
+#     image); a release installed as docs/compose.md writes it (test_release.py: the run's images
+#     pushed to a registry of Debian's docker-registry as version 0.0.1, `AVATAR_REGISTRY=...
+#     AVATAR_VERSION=0.0.1 docker compose up -d --wait` in a project of its own pulls both, builds
+#     nothing and answers the 302 and the image; a version the registry lacks stops `up`); private logs (AVATAR_ACCESS_LOG unset, full, off; the container logs' size cap);
 #     behind a real Caddy (Nginx recreated with AVATAR_TLS=off and AVATAR_REAL_IP_FROM: the 302 and
 #     the image through it, the visitor's network in the log, a forged X-Forwarded-For ignored);
 #     AVATAR_PUBLISH_ADDR empty (IPv4 and IPv6), :: and 0.0.0.0; the TLS audit (testssl)
@@ -45,6 +48,10 @@ apt_need testssl.sh                    # the TLS audit (tests/compose/test_tls_a
 apt_need caddy                         # the proxy in front (tests/compose/test_behind_proxy.py)
 apt_need chromium chromium-driver libnss3-tools   # the browser tests
 . tools/venv.sh
+# A registry of Debian's docker-registry package, the Swarm layer's (tests/compose/test_release.py)
+. tests/swarm/swarm.sh
+FOX_REGISTRY_IMAGE=$(swarm_registry_ready)
+export FOX_REGISTRY_IMAGE
 
 # One project per run; every compose call below (and in the tests) sees these.
 export COMPOSE_PROJECT_NAME="fox-avatar-test-$$"

@@ -30,6 +30,10 @@ SAME_AS_ANSIBLE = {
     "AVATAR_APP_PORT": ("fox_avatar_app", "fox_avatar_app_port"),
 }
 
+# A release's two settings (docs/compose.md, "Install a release"): no default (empty: both images
+# built from this checkout), each read in both image names and the build's guard by design.
+RELEASE = ("AVATAR_REGISTRY", "AVATAR_VERSION")
+
 pytestmark = pytest.mark.skipif(shutil.which("docker") is None, reason="needs the docker CLI")
 
 
@@ -55,8 +59,9 @@ def compose_defaults():
     must not be given two different defaults."""
     found = {}
     for var, default in re.findall(r"\$\{(\w+):?-([^}]*)\}", COMPOSE_FILE.read_text()):
-        assert found.setdefault(var, default) == default, f"{var}: two defaults in docker-compose.yml"
-    return found
+        if var not in RELEASE:
+            assert found.setdefault(var, default) == default, f"{var}: two defaults in docker-compose.yml"
+    return found | {var: "" for var in RELEASE}
 
 
 def env_example():
@@ -98,7 +103,7 @@ def test_env_example_lists_every_setting_with_its_compose_default():
 def test_each_setting_is_read_once_in_docker_compose_yml():
     """One place per setting (YAML anchors carry it further), so its default cannot diverge."""
     text = COMPOSE_FILE.read_text()
-    for var in compose_defaults():
+    for var in set(compose_defaults()) - set(RELEASE):
         assert len(re.findall(r"\$\{" + var + r"\b", text)) == 1, var
 
 
@@ -134,3 +139,27 @@ def test_runtime_settings_reach_the_nginx_container():
     env = services["nginx"]["environment"]
     assert env["AVATAR_IMAGES_MAX_AGE"] == "60" and env["AVATAR_HTTPS_PORT"] == "9443"
     assert sorted(str(p["published"]) for p in services["nginx"]["ports"]) == ["8080", "9443", "9443"]
+
+
+def test_a_release_is_pulled_and_never_built():
+    """Neither setting: both images built from this checkout (no build target); both: the release's
+    names, and the build compose would fall back to when a pull fails has a target no Dockerfile has,
+    naming the settings; AVATAR_VERSION alone: a registry name that does not resolve, never Docker
+    Hub's. The monitoring profile's images are built here, never pulled, tagged with the version."""
+    def services(**settings):
+        return config(COMPOSE_PROFILES="monitoring", **settings)["services"]
+    built = services()
+    for name in ("app", "nginx"):
+        assert built[name]["image"] == f"fox-avatar/{name}:local" and "target" not in built[name]["build"]
+    released = services(AVATAR_REGISTRY="registry.test:5000", AVATAR_VERSION="1.1.0")
+    for name in ("app", "nginx"):
+        assert released[name]["image"] == f"registry.test:5000/fox-avatar/{name}:1.1.0"
+        assert released[name]["build"]["target"] == "released-images-are-pulled-never-built--AVATAR_REGISTRY--AVATAR_VERSION"
+    half = services(AVATAR_VERSION="1.1.0")
+    for name in ("app", "nginx"):
+        assert half[name]["image"] == f"avatar-registry-not-set.invalid/fox-avatar/{name}:1.1.0"
+        assert "AVATAR_VERSION" in half[name]["build"]["target"]
+    assert "AVATAR_REGISTRY" in services(AVATAR_REGISTRY="registry.test:5000")["app"]["build"]["target"]
+    for name in ("prometheus", "nginx-exporter", "mtail", "blackbox"):
+        assert (built[name]["image"], built[name]["pull_policy"]) == (f"fox-avatar/{name}:local", "never")
+        assert released[name]["image"] == f"fox-avatar/{name}:1.1.0"

@@ -23,14 +23,8 @@ CROSS_ROLE_FALLBACKS = {
     ("fox_avatar_nginx", "fox_avatar_tls_domains"),
     ("fox_avatar_nginx", "fox_avatar_tls_cert_path"),
     ("fox_avatar_nginx", "fox_avatar_tls_key_path"),
-    ("fox_avatar_nginx", "fox_avatar_images_src"),
-    ("fox_avatar_nginx", "fox_avatar_images_dir"),
-    ("fox_avatar_app", "fox_avatar_images_src"),
-    ("fox_avatar_app", "fox_avatar_images_dir"),
     ("fox_avatar_acme", "fox_avatar_tls_mode"),
     ("fox_avatar_acme", "fox_avatar_tls_domains"),
-    ("fox_avatar_acme", "fox_avatar_tls_cert_path"),
-    ("fox_avatar_acme", "fox_avatar_tls_key_path"),
     ("fox_avatar_acme", "fox_avatar_nginx_acme_root"),
 }
 FALLBACK = re.compile(r"\b(fox_avatar_[a-z0-9_]+)\s*\|\s*(?:default|d)\s*\(([^()]*(?:\([^()]*\))?[^()]*)\)")

@@ -4,7 +4,9 @@
 #  1. a Docker engine, compose v2, the Debian 12 and 13 base images (tools/docker.sh), wrk, the venv;
 #     the node and registry images (tests/swarm/swarm.sh: Debian's docker.io, docker-registry; once)
 #  2. the compose images fox-avatar/app:local and fox-avatar/nginx:local (`docker compose build`:
-#     the ones the compose layer just built, from its cache), pushed to the test's registry
+#     the ones the compose layer just built, from its cache), pushed to the test's registry as
+#     release 1.0.0 (REGISTRY/fox-avatar/app:1.0.0, as `make release` names them), which the stack
+#     deploys with AVATAR_REGISTRY and AVATAR_VERSION as docs/swarm.md gives them
 #  3. a network of its own with the registry and three nodes: n1, the manager, on Debian 12's engine
 #     (20.10), n2 and n3, workers, on Debian 13's (26.1); `docker swarm init` and `join`
 #  4. tests/swarm (pytest): the stack file through each CLI, the deploy, the spread, every node's 302,
@@ -43,7 +45,7 @@ cleanup() {
   docker rm -f -v "${nodes[@]}" "$id-registry" >/dev/null 2>&1 || true
   docker network rm "$net" >/dev/null 2>&1 || true
   local tags
-  tags=$(docker image ls --format '{{.Repository}}:{{.Tag}}' | grep -F "/$id/" || true)
+  tags=$(docker image ls --format '{{.Repository}}:{{.Tag}}' | grep -F "127.0.0.1:${push_port:-none}/" || true)
   [ -z "$tags" ] || docker rmi $tags >/dev/null 2>&1 || true
   for n in "${nodes[@]}"; do   # the nodes' cgroup parents (their engines made them; empty now)
     find /sys/fs/cgroup/*/"$n" -depth -type d -exec rmdir {} + 2>/dev/null || true
@@ -79,12 +81,14 @@ docker exec "${nodes[0]}" docker node ls
 
 step "the compose images, pushed to the test's registry"
 export EXTRA_CA_CERTS=${EXTRA_CA_CERTS-$(cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true)}
-push="127.0.0.1:$push_port/$id"
+# As `make release` names them (REGISTRY/fox-avatar/app:X.Y.Z): the stack deploys them with
+# AVATAR_REGISTRY and AVATAR_VERSION (docs/swarm.md, "Install a release").
+push="127.0.0.1:$push_port"
 push_images() {
   COMPOSE_FILE="$root/docker-compose.yml" COMPOSE_ENV_FILES=/dev/null docker compose build -q app nginx
   for image in app nginx; do
-    docker tag "fox-avatar/$image:local" "$push/$image:1"
-    docker push -q "$push/$image:1" >/dev/null
+    docker tag "fox-avatar/$image:local" "$push/fox-avatar/$image:1.0.0"
+    docker push -q "$push/fox-avatar/$image:1.0.0" >/dev/null
   done
 }
 if [ -n "${FOX_COMPOSE_LOCK:-}" ]; then
@@ -97,6 +101,6 @@ step "tests/swarm"
 mkdir -p "$tmp/nginx/swarm"
 cp "${SWARM_STACK_FILE:-docker-stack.yml}" "$tmp/docker-stack.yml" && cp nginx/swarm/no-certificate "$tmp/nginx/swarm/"
 for n in "${nodes[@]}"; do docker cp "$tmp/." "$n:/stack" >/dev/null; done
-SWARM_NODES="${nodes[*]}" SWARM_NET=$net SWARM_PUSH=$push SWARM_PULL="registry:5000/$id" \
+SWARM_NODES="${nodes[*]}" SWARM_NET=$net SWARM_PUSH=$push SWARM_PULL="registry:5000" \
 SWARM_TMP=$tmp \
   python -m pytest -q -s -p no:cacheprovider --durations=0 tests/swarm "$@"

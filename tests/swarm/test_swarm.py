@@ -12,7 +12,9 @@ import pytest
 
 from swarm import STACK, Load, Swarm, get, served_certificate, sh
 
-IMAGE = {"app": "app:1", "nginx": "nginx:1"}
+# The release the stack runs (AVATAR_VERSION): run.sh pushed the compose images as 1.0.0, as `make
+# release` names them (REGISTRY/fox-avatar/app:X.Y.Z); the app's rolling update makes 1.0.1.
+RELEASE = {"version": "1.0.0"}
 
 
 @pytest.fixture(scope="module")
@@ -21,9 +23,8 @@ def swarm():
 
 
 def stack_env(swarm, **extra):
-    env = {"AVATAR_APP_IMAGE": f"{swarm.pull}/{IMAGE['app']}",
-           "AVATAR_NGINX_IMAGE": f"{swarm.pull}/{IMAGE['nginx']}",
-           "AVATAR_TLS_NAMES": "fox.test"}
+    # docs/swarm.md, "Install a release": the registry as the nodes reach it, and the version
+    env = {"AVATAR_REGISTRY": swarm.pull, "AVATAR_VERSION": RELEASE["version"], "AVATAR_TLS_NAMES": "fox.test"}
     env.update(extra)
     return env
 
@@ -36,11 +37,12 @@ def deploy(swarm, **extra):
 
 
 def derived_image(swarm, name, tag, *lines):
-    """An image FROM the pushed one with a few more lines, pushed as :tag."""
-    ref = f"{swarm.push}/{name}:{tag}"
-    sh("docker", "build", "-q", "-t", ref, "-", input=f"FROM {swarm.push}/{IMAGE[name]}\n" + "\n".join(lines) + "\n")
+    """An image FROM the running release's with a few more lines, pushed as :tag; as the nodes name it."""
+    ref = f"{swarm.push}/fox-avatar/{name}:{tag}"
+    sh("docker", "build", "-q", "-t", ref, "-",
+       input=f"FROM {swarm.push}/fox-avatar/{name}:{RELEASE['version']}\n" + "\n".join(lines) + "\n")
     sh("docker", "push", "-q", ref)
-    return f"{swarm.pull}/{name}:{tag}"
+    return f"{swarm.pull}/fox-avatar/{name}:{tag}"
 
 
 def report(what, load, fallback, swarm):
@@ -56,8 +58,14 @@ def test_debian_13s_cli_accepts_the_stack_files(swarm):
     n2 = swarm.node("n2")
     assert n2.docker("version", "-f", "{{.Client.Version}}").stdout.startswith("26.")
     out = n2.docker("stack", "config", "-c", "/stack/docker-stack.yml", env=stack_env(swarm)).stdout
-    for want in ("fox.test", "mode: global", "endpoint_mode: dnsrr", "fox-avatar-tls-cert-none", "order: start-first"):
+    for want in ("fox.test", "mode: global", "endpoint_mode: dnsrr", "fox-avatar-tls-cert-none", "order: start-first",
+                 f"image: {swarm.pull}/fox-avatar/app:1.0.0", f"image: {swarm.pull}/fox-avatar/nginx:1.0.0"):
         assert want in out, want
+    # a release needs both settings: without one the CLI stops, naming it (docker-stack.yml, x-settings)
+    for missing in ("AVATAR_REGISTRY", "AVATAR_VERSION"):
+        env = {k: v for k, v in stack_env(swarm).items() if k != missing}
+        r = n2.docker("stack", "config", "-c", "/stack/docker-stack.yml", env=env, check=False)
+        assert r.returncode != 0 and f"required variable {missing} is missing a value" in r.stderr, (missing, r.stderr)
 
 
 def test_debian_12s_cli_deploys_the_stack(swarm):
@@ -101,10 +109,13 @@ def test_tasks_are_hardened_on_both_engines(swarm):
 # ---------------------------------------------------------------- under load
 
 def test_rolling_update_of_the_app_loses_no_request(swarm):
-    image = derived_image(swarm, "app", "2", "LABEL dev.fox-avatar.test=2")
+    """The app's service alone to another image (docs/swarm.md, "Updates and rollback": `docker service
+    update --image`); then release 1.0.1 is that app and the same Nginx image, so that the later
+    deploys keep it."""
+    image = derived_image(swarm, "app", "1.0.1", "LABEL dev.fox-avatar.test=2")
     before = swarm.fallback_answers()
     with Load(swarm.nodes) as load:
-        deploy(swarm, AVATAR_APP_IMAGE=image)
+        swarm.manager.docker("service", "update", "--detach", "--image", image, f"{STACK}_app")
         swarm.wait_converged("app", 3)
     fallback = swarm.fallback_answers() - before
     report("rolling update of the app", load, fallback, swarm)
@@ -114,7 +125,10 @@ def test_rolling_update_of_the_app_loses_no_request(swarm):
     assert load.counts["not302"] == 0 and load.errors() == 0
     # every answer the sidecar's: Nginx never kept the address of a task that was gone
     assert fallback == 0
-    IMAGE["app"] = "app:2"
+    nginx = f"{swarm.push}/fox-avatar/nginx"
+    sh("docker", "tag", f"{nginx}:{RELEASE['version']}", f"{nginx}:1.0.1")
+    sh("docker", "push", "-q", f"{nginx}:1.0.1")
+    RELEASE["version"] = "1.0.1"
 
 
 def test_a_nodes_self_signed_certificate_is_renewed_while_its_task_runs(swarm):

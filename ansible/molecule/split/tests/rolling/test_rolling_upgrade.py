@@ -1,8 +1,10 @@
 """A rolling upgrade under load: site.yml rolls a new jar out to the app hosts
 while wrk loads the proxy for the whole run.
 
-The new jar is today's with one more entry (same code, another checksum); its staleness check is
-off (fox_avatar_app_jar_sources: []), since it is no build of these sources. Two loads, each wrk in
+The new jar is today's with one more entry (same code, another checksum), installed as a release's
+jar is (docs/ansible.md, "Install a release"): fox_avatar_app_jar_url and fox_avatar_app_jar_checksum,
+the jar served by a local HTTP server on the control machine's loopback (Python's http.server, for
+this module), downloaded and checked by the pre-flight, no built jar involved. Two loads, each wrk in
 10-s rounds until the run is over (every status counted by bench/wrk-report.lua; the site's name
 in Host): "fresh", a new connection (TCP + TLS) per request, as a page embedding the avatar makes;
 "reused", 8 keep-alive connections. Each reload makes Nginx's old workers close their idle
@@ -16,7 +18,9 @@ answered nothing, with no error).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import http.server
 import json
 import re
 import shutil
@@ -105,19 +109,31 @@ def wait_until_answering(address: str, timeout: float = 120) -> None:
     raise AssertionError(f"the service at {address}:8080 does not answer /healthz: {last}")
 
 
-def next_jar_vars() -> tuple[dict, str]:
-    """The new jar (today's + one zip entry) and the settings that deploy it; its SHA-256."""
-    jar = foxmol.workdir("rolling") / "avatar-next.jar"
+def next_jar(directory) -> tuple[str, str]:
+    """The new jar (today's + one zip entry), under a release's name in directory; its name and SHA-256."""
+    jar = directory / "avatar-0.0.2.jar"
     shutil.copyfile(foxmol.REPO / "app" / "target" / "avatar.jar", jar)
     with zipfile.ZipFile(jar, "a") as z:
         z.writestr("META-INF/fox-avatar-rolling-upgrade-test.txt", "not the deployed jar\n")
-    return ({"fox_avatar_app_jar_src": str(jar), "fox_avatar_app_jar_sources": []},
-            hashlib.sha256(jar.read_bytes()).hexdigest())
+    return jar.name, hashlib.sha256(jar.read_bytes()).hexdigest()
 
 
 @pytest.fixture(scope="module")
 def next_vars():
-    return next_jar_vars()
+    """The settings that deploy the new jar by URL and checksum, and its SHA-256; the HTTP server
+    serves it for the module's runs (the run again finds it downloaded and fetches nothing)."""
+    served = foxmol.workdir("rolling", "release")
+    name, sha = next_jar(served)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield ({"fox_avatar_app_jar_url": f"http://127.0.0.1:{server.server_address[1]}/{name}",
+                "fox_avatar_app_jar_checksum": f"sha256:{sha}",
+                "fox_avatar_app_jar_cache_dir": str(foxmol.workdir("rolling", "cache"))}, sha)
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture(scope="module")
