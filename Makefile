@@ -1,38 +1,41 @@
 # fox-avatar: the single entry point.
-#   make test    every layer (what CI runs; tests/README.md): the Ansible layer's Molecule runs beside
-#                the other layers (tests/lanes.sh)
-#   make bench   the benchmark (see bench/); make bench-report renders its report again from docs/bench.json
+#   make test    every layer (what CI runs; tests/README.md), in two lanes (tests/lanes.sh)
+#   make bench   the benchmark (docs/bench.md); make bench-report renders docs/bench.md again from docs/bench.json
 # Each test layer is also runnable alone and installs what it needs.
 SHELL := /bin/bash
 JAR   := app/target/avatar.jar
 MVN   := mvn -B -q
 
 .PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible \
-        test-ansible-specs test-molecule test-release bench bench-smoke bench-gate test-bench bench-report \
-        test-journeys build run images release clean
+        test-ansible-specs test-molecule test-release test-journeys bench bench-smoke bench-report \
+        build run images release clean
 
-# test-app first: its Maven run writes the jar the Molecule runs ship (and needs no venv: prefetch
-# installs it meanwhile). Then two lanes (tests/lanes.sh): the Molecule runs and then the release layer
-# in the background (on a machine that never built its arm64 images it is the longest layer after them:
-# tests/README.md, "Times"), the other layers here, one after the other.
-test: prefetch test-app test-docs
-	tests/lanes.sh test-nginx test-monitoring test-compose test-swarm test-ansible-specs bench-smoke -- test-molecule test-release
+# The jar first (test-app), then the release's image builds start in the background on it (tools/prefetch.sh),
+# then two lanes: the Molecule runs in the background, the other layers here; last, every journey page's
+# first block must have run as written in one of them (test-journeys).
+test: prefetch test-app
+	tests/lib/docblocks.py clear
+	tools/prefetch.sh release
+	$(MAKE) --no-print-directory test-docs
+	tests/lanes.sh test-nginx test-monitoring test-compose test-swarm test-ansible-specs test-release -- test-molecule
+	$(MAKE) --no-print-directory test-journeys
+
+# Starts what later layers need in the background (the venv, docker compose v2, the systemd host images,
+# Pebble, the arm64 base image) while the first layers run.
+prefetch:
+	tools/prefetch.sh
 
 # The first block of README.md and of every journey page it links ran as written, and has not changed
 # since (tests/lib/docblocks.py: the layers run the blocks and record them under .cache/docblocks).
 test-journeys:
 	tests/lib/docblocks.py check
 
-# Starts building docker compose v2 (the compose layer's) in the background while the first layers run.
-prefetch:
-	tools/prefetch.sh
-
 build: $(JAR)
 
 $(JAR): pom.xml app/pom.xml $(shell find app/src/main -type f 2>/dev/null)
 	$(MVN) -DskipTests package
 
-# The docs against the repository: README's length, links, and the paths, targets and settings they name.
+# The docs against the repository: links, named paths, targets and settings, word budgets.
 test-docs:
 	tests/docs/run.sh
 
@@ -59,14 +62,12 @@ test-compose:
 test-swarm:
 	tests/swarm/run.sh
 
-# specs.sh (no host: argument specs, generated tables, ansible-lint), then the Molecule scenarios
-# side by side (tests/ansible/molecule.sh; ansible/molecule/*). make test runs the two halves in
-# different lanes (the Molecule runs are the long one).
+# specs.sh (no host: argument specs, ansible-lint), then the Molecule scenarios two at a time
+# (tests/ansible/molecule.sh). make test runs the two halves in different lanes.
 test-ansible: test-ansible-specs test-molecule
 
-# make release on a throwaway clone against a real registry (Debian's docker-registry, the Swarm
-# layer's image), its refusals, artifacts, CHANGELOG and tag, the multi-architecture lists, then the
-# arm64 images running under qemu-user-static (tests/release/run.sh).
+# docs/releases.md as written: make release into a real registry, install and upgrade with compose,
+# the arm64 images under qemu (tests/release/run.sh).
 test-release:
 	tests/release/run.sh
 
@@ -79,19 +80,9 @@ test-molecule: build
 bench: build
 	bench/run.sh
 
-# The benchmark's CI check: its report test (tests/bench), then every candidate for a few seconds, then
-# issue 36's regression gate (about a minute: the sidecar against the JDK peer, its allocation per request
-# and its RSS; bench/foxbench/gate.py).
-bench-smoke: build test-bench
+# The benchmark's quick path: every candidate starts and answers, the report renders (into a temp dir).
+bench-smoke: build
 	BENCH_SMOKE=1 bench/run.sh
-	BENCH_GATE=1 bench/run.sh
-
-# The regression gate alone.
-bench-gate: build
-	BENCH_GATE=1 bench/run.sh
-
-test-bench:
-	tests/bench/run.sh
 
 bench-report:
 	bench/run.sh --render
@@ -110,9 +101,7 @@ else
 	images/pictures.sh "$$PICTURES_SRC" "$${PICTURES_OUT:-images}" $(if $(filter-out 0,$(PAD)),--pad)
 endif
 
-# A release: make release VERSION=X.Y.Z REGISTRY=HOST[:PORT] (docs/releasing.md, tools/release.sh): the jar,
-# the collection and checksums in dist/X.Y.Z/, both images for linux/amd64 and linux/arm64 pushed as one
-# multi-architecture tag each, CHANGELOG.md's section, the commit and the tag vX.Y.Z.
+# make release VERSION=X.Y.Z REGISTRY=HOST[:PORT] (docs/releases.md, tools/release.sh)
 release:
 	tools/release.sh
 

@@ -20,10 +20,6 @@
 #     pebble.sh     pebble_ready, pebble_certs_dir
 #     arm64.sh      qemu_arm64_ready, arm64_base_image_ready
 #
-# Measured here (2 shared cores): installing default-jre-headless+nginx in a host takes ~45 s, of
-# which the download is ~6 s; the rest is dpkg (CPU), so apt_cache_ready saves little on this network.
-# Self-test: bash tools/docker_selftest.sh
-#
 # Settings (environment, all optional): COMPOSE_FROM, COMPOSE_VERSION, PEBBLE_VERSION, DOCKERD_TIMEOUT,
 # PULL_TIMEOUT, SYSTEMD_TIMEOUT, TRIXIE_CLIENT_TAG, TRIXIE_NGINX_TAG, TRIXIE_JDKS_TAG, FOX_TOOLS (default
 # /var/cache/fox-avatar), DEBIAN_MIRROR (default: the machine's apt mirror), APT_PROXY.

@@ -1,34 +1,65 @@
 #!/usr/bin/env bash
-# make release VERSION=X.Y.Z REGISTRY=HOST[:PORT]   (docs/releasing.md)
+# make release VERSION=X.Y.Z REGISTRY=HOST[:PORT]   (docs/releases.md)
+#  1. refusals, one line each and exit 1: a malformed VERSION or REGISTRY, a dirty tree, a version
+#     already released (its tag, or its images in the registry), an empty [Unreleased] in CHANGELOG.md
+#  2. ansible/galaxy.yml's version (its one owner) and CHANGELOG.md's [Unreleased] -> [X.Y.Z] - date
+#  3. dist/X.Y.Z/: the jar, the collection, IMAGES (names with digests), SHA256SUMS
+#  4. both images for linux/amd64 and linux/arm64 (the arm64 base's steps under qemu-user-static; the
+#     architecture-free stages native), pushed as NAME:X.Y.Z-ARCH, then one multi-architecture tag each
+#  5. the commit "Release X.Y.Z" and the annotated tag vX.Y.Z
+# A failure before step 5 puts CHANGELOG.md and galaxy.yml back.
 #
-# A release of this commit, in one command:
-#  1. refusals, each one line and exit 1: a malformed VERSION or REGISTRY, a working tree that is not
-#     clean, a version already released (the tag vX.Y.Z exists, or the registry already has
-#     REGISTRY/fox-avatar/app:X.Y.Z or .../nginx:X.Y.Z), an empty [Unreleased] section in CHANGELOG.md
-#  2. the version written where it is kept: ansible/galaxy.yml's `version` (its one owner; the tag vX.Y.Z
-#     marks the commit), CHANGELOG.md's [Unreleased] becomes "## [X.Y.Z] - YYYY-MM-DD" under a fresh
-#     empty [Unreleased]
-#  3. dist/X.Y.Z/: the jar (Maven, once, natively) avatar-X.Y.Z.jar, the collection
-#     fox_avatar-deploy-X.Y.Z.tar.gz (ansible-galaxy collection build), IMAGES (the two image names with
-#     their digests) and SHA256SUMS of the three, verified
-#  4. both images (app/Dockerfile with APP_JAR: that same jar; nginx/Dockerfile) for linux/amd64 and
-#     linux/arm64 (an arm64 Debian 13 base; on an amd64 machine its steps run under qemu-user-static),
-#     the build stages natively for both (the image set, the JDK, jlink from arm64's jmods); pushed as REGISTRY/fox-avatar/NAME:X.Y.Z-ARCH,
-#     then ONE multi-architecture tag per image, REGISTRY/fox-avatar/NAME:X.Y.Z (docker manifest),
-#     checked to list both platforms
-#  5. the commit "Release X.Y.Z" (CHANGELOG.md, ansible/galaxy.yml) and the annotated tag vX.Y.Z
-# A failure before step 5 puts CHANGELOG.md and galaxy.yml back; the per-architecture tags a failed run
-# pushed are overwritten by the next run.
+# tools/release.sh warm: step 4's four builds from this tree and app/target/avatar.jar, nothing pushed or
+# changed, at a low CPU weight, so that a later release of the same files finds them in Docker's build
+# cache (make test starts it in the background for its release layer; tools/prefetch.sh).
 #
 # Environment (optional): RELEASE_ARM64_BASE, the arm64 Debian 13 image to build on (default
-# local/fox-debian-arm64:trixie-slim: pulled from arm64v8/debian:trixie-slim, else made with debootstrap;
-# tools/docker/arm64.sh); RELEASE_INSECURE_REGISTRY=1: REGISTRY speaks plain HTTP (implied for
-# 127.0.0.1 and localhost; the Docker engine must list it in insecure-registries).
+# local/fox-debian-arm64:trixie-slim, tools/docker/arm64.sh); RELEASE_INSECURE_REGISTRY=1: REGISTRY
+# speaks plain HTTP (implied when its name resolves to a loopback address, as Docker's engine has it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$SECONDS
 die() { echo "release: $*" >&2; exit 1; }
 step() { printf '== release: %s (%ss)\n' "$*" "$((SECONDS - t0))" >&2; }
+
+arm64_base=${RELEASE_ARM64_BASE:-local/fox-debian-arm64:trixie-slim}
+# shellcheck source=tools/docker.sh
+. tools/docker.sh
+
+build() { # NAME ARCH BASE TAG JAR [docker build options...]
+  local name=$1 arch=$2 base=$3 tag=$4 jar=$5 args=()
+  shift 5
+  [ "$name" = nginx ] || args=(--build-arg "APP_JAR=$jar" --build-arg "TARGETARCH=$arch")
+  step "image $tag (on $base)"
+  # The classic builder, on purpose: without --platform it takes each stage's base as it is found here
+  # (the build stages native, the AOT and runtime stages of ARCH), and the image is of its base's
+  # architecture. The build stages are the same for both architectures: the second build finds them cached.
+  DOCKER_BUILDKIT=0 docker build -q -f "$name/Dockerfile" -t "$tag" "$@" \
+    --build-arg "BASE_IMAGE=$base" --build-arg BUILD_BASE_IMAGE=debian:trixie-slim "${args[@]}" . \
+    >/dev/null 2> >(grep -v -e DEPRECATED -e BuildKit -e '^ *environment-variable' >&2)
+  [ "$(docker image inspect -f '{{.Os}}/{{.Architecture}}' "$tag")" = "linux/$arch" ] \
+    || die "$tag: built for $(docker image inspect -f '{{.Os}}/{{.Architecture}}' "$tag"), not linux/$arch"
+}
+bases() {
+  base_image_ready debian:trixie-slim trixie >/dev/null
+  arm64_base_image_ready "$arm64_base" trixie
+}
+# One build of a release's images at a time on a machine (a release waits for a warm-up to end, then
+# finds its layers cached).
+lock_builds() { exec 8>/run/lock/fox-avatar-release-build.lock && flock 8; }
+
+if [ "${1:-}" = warm ]; then
+  [ -f app/target/avatar.jar ] || die "warm: no app/target/avatar.jar (make build first)"
+  docker_engine_ready && bases
+  lock_builds
+  mkdir -p dist/warm && cp app/target/avatar.jar dist/warm/avatar.jar
+  for name in app nginx; do
+    build "$name" amd64 debian:trixie-slim "local/fox-release-warm/$name:amd64" dist/warm/avatar.jar --cpu-shares 256
+    build "$name" arm64 "$arm64_base" "local/fox-release-warm/$name:arm64" dist/warm/avatar.jar --cpu-shares 256
+  done
+  step "warm: the release's four images are in the build cache"
+  exit 0
+fi
 
 version=${VERSION:-} registry=${REGISTRY:-}
 [[ $version =~ ^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$ ]] \
@@ -43,16 +74,13 @@ awk '/^## \[Unreleased\]/{on=1; next} on && /^## /{exit} on && /[^[:space:]]/{fo
   || die "CHANGELOG.md: the [Unreleased] section is empty: say what $version changes first"
 
 insecure=()
-case ${registry%:*} in 127.*|localhost) insecure=(--insecure) ;; esac
+case $(getent ahostsv4 "${registry%:*}" | awk 'NR == 1 { print $1 }') in 127.*) insecure=(--insecure) ;; esac
 [ "${RELEASE_INSECURE_REGISTRY:-}" != 1 ] || insecure=(--insecure)
 app="$registry/fox-avatar/app" nginx="$registry/fox-avatar/nginx"
-arm64_base=${RELEASE_ARM64_BASE:-local/fox-debian-arm64:trixie-slim}
 dist=dist/$version
 jar=avatar-$version.jar collection=fox_avatar-deploy-$version.tar.gz
 
 # The registry's side of "already released" (a Docker engine for docker's own client configuration).
-# shellcheck source=tools/docker.sh
-. tools/docker.sh
 docker_engine_ready
 for image in "$app" "$nginx"; do
   if out=$(docker manifest inspect "${insecure[@]}" "$image:$version" 2>&1); then
@@ -63,8 +91,7 @@ for image in "$app" "$nginx"; do
 done
 
 step "prerequisites: the base images (amd64, arm64), qemu-user-static, Maven, ansible-galaxy"
-base_image_ready debian:trixie-slim trixie
-arm64_base_image_ready "$arm64_base" trixie
+bases
 command -v mvn >/dev/null || apt_need maven default-jdk-headless
 if ! command -v ansible-galaxy >/dev/null; then
   # shellcheck source=tools/venv.sh
@@ -94,25 +121,17 @@ cp app/target/avatar.jar "$dist/$jar"
 ansible-galaxy collection build ansible/ --output-path "$dist" >/dev/null
 [ -f "$dist/$collection" ] || die "ansible-galaxy did not write $dist/$collection"
 
-build() { # NAME ARCH BASE: REGISTRY/fox-avatar/NAME:VERSION-ARCH
-  local name=$1 arch=$2 base=$3 tag="$registry/fox-avatar/$1:$version-$2" args=()
-  [ "$name" = nginx ] || args=(--build-arg "APP_JAR=$dist/$jar" --build-arg "TARGETARCH=$arch")
-  step "image $tag (on $base)"
-  # The classic builder, on purpose: without --platform it takes each stage's base as it is found here
-  # (the build stages native, the AOT and runtime stages of ARCH), and the image is of its base's
-  # architecture. The build stages are the same for both architectures: the second build finds them cached.
-  DOCKER_BUILDKIT=0 nice docker build -q -f "$name/Dockerfile" -t "$tag" \
-    --build-arg "BASE_IMAGE=$base" --build-arg BUILD_BASE_IMAGE=debian:trixie-slim "${args[@]}" \
-    --label "org.opencontainers.image.version=$version" \
-    --label "org.opencontainers.image.revision=$(git rev-parse HEAD)" . >/dev/null 2> >(grep -v -e DEPRECATED -e BuildKit -e '^ *environment-variable' >&2)
-  [ "$(docker image inspect -f '{{.Os}}/{{.Architecture}}' "$tag")" = "linux/$arch" ] \
-    || die "$tag: built for $(docker image inspect -f '{{.Os}}/{{.Architecture}}' "$tag"), not linux/$arch"
-  docker push -q "$tag" >/dev/null
-}
+lock_builds
 for name in app nginx; do
-  build "$name" amd64 debian:trixie-slim
-  build "$name" arm64 "$arm64_base"
+  for arch in amd64 arm64; do
+    base=debian:trixie-slim
+    [ "$arch" = amd64 ] || base=$arm64_base
+    build "$name" "$arch" "$base" "$registry/fox-avatar/$name:$version-$arch" "$dist/$jar" \
+      --label "org.opencontainers.image.version=$version" --label "org.opencontainers.image.revision=$(git rev-parse HEAD)"
+    docker push -q "$registry/fox-avatar/$name:$version-$arch" >/dev/null
+  done
 done
+flock -u 8
 
 step "the multi-architecture tags"
 : >"$dist/IMAGES"

@@ -19,7 +19,8 @@ Library:
 CLI (for shell layers):
   tests/lib/docblocks.py run PAGE [INDEX] [--cwd DIR] [--clone-from PATH] [--host NAME=ADDRESS]...
   tests/lib/docblocks.py blocks PAGE          prints the blocks, each after a "# PAGE block N" line
-  tests/lib/docblocks.py snapshot             prints the path of a new snapshot()
+  tests/lib/docblocks.py snapshot [DEST]      makes a snapshot() (in DEST, default a new temporary
+                                              directory) and prints its path
   tests/lib/docblocks.py clear                forgets every record (make test starts with it)
   tests/lib/docblocks.py check [PAGE...]      the journey pages by default; exit 1 on any problem
 Records live in $DOCBLOCKS_CACHE (default .cache/docblocks at the repository root).
@@ -209,7 +210,7 @@ def main(argv):
     r.add_argument("--host", action="append", default=[], metavar="NAME=ADDRESS")
     r.add_argument("--timeout", type=float)
     sub.add_parser("blocks").add_argument("page")
-    sub.add_parser("snapshot")
+    sub.add_parser("snapshot").add_argument("dest", nargs="?")
     sub.add_parser("clear")
     sub.add_parser("check").add_argument("pages", nargs="*")
     a = p.parse_args(argv)
@@ -221,7 +222,7 @@ def main(argv):
             for i, text in enumerate(blocks(a.page)):
                 print(f"# {_page(a.page)[1]} block {i}\n{text}")
         elif a.cmd == "snapshot":
-            print(snapshot())
+            print(snapshot(a.dest))
         elif a.cmd == "clear":
             shutil.rmtree(cache_dir(), ignore_errors=True)
         else:

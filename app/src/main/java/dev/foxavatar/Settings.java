@@ -57,13 +57,12 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
 
     /** One setting: its flag, its environment variable, its default and its help line. */
     enum Option {
-        PORT("port", Integer.toString(Ports.APP_PORT), "TCP port to listen on (1-65535)"),
+        PORT("port", "8080", "TCP port to listen on (1-65535)"),
         BIND("bind", "127.0.0.1", "address to listen on (an IP address)"),
         IMAGES("images", "images", "directory holding manifest.tsv and the images it lists"),
         BASE_URL("base-url", "", "absolute http(s) URL prefixed to image paths (default: relative Location)"),
         IO_THREADS("io-threads", "", "Undertow IO threads (1-64; default: the number of CPUs)"),
-        METRICS_PORT("metrics-port", Integer.toString(Ports.APP_METRICS_PORT),
-                "TCP port of the /metrics listener (1-65535), or off for none"),
+        METRICS_PORT("metrics-port", "8081", "TCP port of the /metrics listener (1-65535), or off for none"),
         METRICS_BIND("metrics-bind", "127.0.0.1", "address of the /metrics listener (an IP address)");
 
         final String flag;
