@@ -47,7 +47,7 @@ chromium='image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8'
 key=0bc83cb571cd1c50ba6f3e8a78ef1346   # any 32 hex digits: a Gravatar-style key
 
 # A deadline of 120 s, polled every 0.05 s: natively the service answers within a second or two; an arm64
-# release built on amd64 runs this under qemu (docs/releasing.md), where it took 10 to 20 s on a loaded machine.
+# release built on amd64 runs this under qemu (docs/releases.md), where it took 10 to 20 s on a loaded machine.
 up=
 for _ in $(seq 2400); do
   if get / '*/*' 2>/dev/null; then up=1; break; fi

@@ -1,26 +1,22 @@
 #!/usr/bin/env bash
-# make bench: the benchmark of issue 7 (see docs/bench.md). Installs its tools (idempotently), then runs
-# bench/bench.py (the package bench/foxbench/). Modes: BENCH_SMOKE=1 (CI: seconds, asserts no timings,
-# writes only to a temp dir, leaves out the candidates only oha loads), BENCH_GATE=1 (CI: issue 36's
-# regression gate, about a minute, ratios and counts only), CONNECTIONS=1 (issue 45: connections on the
-# compose stack, a few minutes), TUNE=1 (JVM flag sets for app/jvm.options), SOAK=1 (10 million requests
-# through the full stack), BENCH_ONLY=KEY,... (a partial run of those candidates, its own section);
-# `bench/run.sh --render` renders the report again from docs/bench.json.
+# make bench: installs the benchmark's tools (idempotently), then runs bench/bench.py (its modes there and
+# in docs/bench.md); `bench/run.sh --render` renders docs/bench.md again from docs/bench.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/apt.sh
+if [ "${1:-}" = --render ]; then
+  apt_need gnuplot-nox   # the charts
+  exec python3 bench/bench.py --render
+fi
 # wrk, ab, h2load: the load generators; gnuplot: the chart; nginx: bound 4, the full stack and the PHP
 # front; php-fpm: candidate 5 (installed so that every run compares the same five candidates).
 apt_need wrk apache2-utils nghttp2-client gnuplot-nox nginx php-fpm openssl curl openjdk-17-jdk-headless
-# The Debian 13 full stack (issue 12, bench/foxbench/trixie.py): Debian 13's Nginx and curl in images,
-# made once, and oha (tools/oha.sh: built from source, ~8 min once per machine). Without Docker the
-# candidate is left out with a note; under CI=true that is a failure. The smoke (BENCH_SMOKE=1) leaves the
-# candidate out and builds none of it: only oha loads it, and its HTTP/3 path is tested by the shared
-# HTTP suite's curl --http3-only (tests/stack/test_http3.py) in the nginx, compose and ansible layers.
+# The Debian 13 full stack (bench/foxbench/trixie.py): Debian 13's Nginx and curl in images, made once, and
+# oha (tools/oha.sh: built from source once per machine). Without Docker the candidate is left out with a
+# note; under CI=true that is a failure. The smoke leaves it out and builds none of it.
 only=" ${BENCH_ONLY:-} "; only=${only//,/ }
-if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] && [ "${BENCH_GATE:-}" != 1 ] &&
+if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] &&
    [ "${CONNECTIONS:-}" != 1 ] &&
-   [ "${1:-}" != --render ] &&
    { [ -z "${BENCH_ONLY:-}" ] || [[ "$only" == *" stack-trixie "* ]]; }; then
   . tools/docker.sh
   if [ "${CI:-}" = true ] || docker info >/dev/null 2>&1; then
@@ -31,7 +27,7 @@ if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] &
     oha_ready >/dev/null   # its load generator in every protocol, HTTP/3 included (exports BENCH_OHA)
   fi
 fi
-if [ "${CONNECTIONS:-}" = 1 ] && [ "${1:-}" != --render ]; then
+if [ "${CONNECTIONS:-}" = 1 ]; then
   # the compose stack as shipped (bench/foxbench/tls_connections.py builds and starts it)
   . tools/docker.sh
   docker_engine_ready && compose_v2_ready && base_image_ready debian:trixie-slim trixie >/dev/null
@@ -41,8 +37,8 @@ fi
 # the compose app image, from this tree, for the memory limits and the soak at compose's limit
 # (bench/foxbench/limits.py, soak.py): Docker's build cache makes it seconds when the compose layer (or an
 # earlier run) built the same files; the build trusts this machine's extra CA certificates, as
-# tests/compose/run.sh has it. A partial run (BENCH_ONLY), the tuning and the gate need neither.
-if [[ " $* " != *" --render "* ]] && [ -z "${BENCH_ONLY:-}" ] && [ "${TUNE:-}" != 1 ] && [ "${BENCH_GATE:-}" != 1 ] &&
+# tests/compose/run.sh has it. A partial run (BENCH_ONLY) and the tuning need neither.
+if [ -z "${BENCH_ONLY:-}" ] && [ "${TUNE:-}" != 1 ] &&
    [ "${CONNECTIONS:-}" != 1 ]; then
   . tools/docker.sh
   if [ "${SOAK:-}" != 1 ]; then

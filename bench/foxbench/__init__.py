@@ -1,4 +1,4 @@
-"""fox-avatar's benchmark (issue 7), started by bench/run.sh through bench/bench.py. Standard library only,
+"""fox-avatar's benchmark, started by bench/run.sh through bench/bench.py. Standard library only,
 plus imageset/ (the image set's owner) and tools/loopback.py (the loopback stack). One module per concern:
 
   settings    paths, the mode and the knobs from the environment
@@ -7,8 +7,8 @@ plus imageset/ (the image set's owner) and tools/loopback.py (the loopback stack
   load        the load tools (wrk, h2load, ab) and the targets they aim at
   workspace   what a run's candidates share: the images, a temp dir, the throw-away certificate
   candidates  the servers compared, one class each, and their list
-  trixie      issue 12's candidate: the full stack on Debian 13 (a container), loaded by oha
-  avatar      issue 11's avatar URL: the answer it must get, the bytes to show a 64 px avatar (full stack)
+  trixie      the candidate: the full stack on Debian 13 (a container), loaded by oha
+  avatar      the avatar URL: the answer it must get, the bytes to show a 64 px avatar (full stack)
   benchmark   the default mode: every candidate, throughput rounds, memory, start-up
   tune        TUNE=1: JVM flag sets and Undertow settings for the sidecar alone
   soak        SOAK=1: millions of requests through the full stack, memory sampled

@@ -1,9 +1,9 @@
-"""Issue 11's avatar URL in the benchmark. What the sidecar must answer AVATAR_PATH with Chromium's Accept
+"""The avatar URL in the benchmark. What the sidecar must answer AVATAR_PATH with Chromium's Accept
 (the manifest's AVATAR_SIZE px image in the first format whose Accept pattern matches it), and the bytes a
 page downloads to show a 64 px avatar, measured through the full stack (real Nginx + the real jar, HTTPS):
 
   before  GET / -> 302 -> the legacy 256 px /Renard-N.png of the fox it picked (what every page got
-          before issue 11; a sidecar that knows issue 11 points / at the 256 px ladder image instead,
+          before the avatar URL; a sidecar that knows it points / at the 256 px ladder image instead,
           so the legacy file of the same fox is fetched in its place)
   after   GET /?s=64&u=KEY with Chromium's Accept -> 302 -> the image it points at (a 64 px AVIF)
 
@@ -50,7 +50,7 @@ def location_problem(manifest, location, size=AVATAR_SIZE, accept=CHROMIUM_ACCEP
         return f"Location {location!r} is not a file of the manifest"
     if e.kind != "image" or (e.size, e.fmt) != (size, want):
         return (f"Location {path} is a {e.size} px {e.fmt} ({e.kind}), not the {size} px {want} it asks for "
-                f"(a jar from before issue 11 or 20?)")
+                f"(a jar without the avatar URL?)")
     return None
 
 

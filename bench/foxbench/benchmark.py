@@ -2,7 +2,7 @@
 smoke leaves out those with a smoke_skip reason, and logs it).
 Phase A, throughput: all running, wrk/h2load rounds with the target order rotating, a counting run per
 target, ab without keep-alive. Phase B, each candidate alone: fresh starts timed to the first 302, one
-run at the highest concurrency, then memory and threads. Issue 11: the sidecar's avatar-URL target must
+run at the highest concurrency, then memory and threads. The sidecar's avatar-URL target must
 answer with the 64 px image its Accept gets (its `/` + Accept target, the ratio's reference, a 302 only), and while the full stack runs (after its timed rounds) the
 bytes a page downloads to show a 64 px avatar are measured through it (avatar.py). The raw results go to
 the raw file, and the report is rendered from that file."""
@@ -90,7 +90,7 @@ def alone(cands):
                 if i == 0:
                     c.targets[0].load(max(CONCS), DURATION)
                     if hasattr(c, "scrape"):
-                        c.scrape()  # issue 27: memory as it is with Prometheus scraping
+                        c.scrape()  # memory as it is with Prometheus scraping
                     time.sleep(0.5)
                     pids = c.pids()
                     c.rss, c.pss = memory_kb(pids)

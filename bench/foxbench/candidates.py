@@ -62,7 +62,7 @@ def tail_logs(files):
 
 
 def java_cmd(images, flags, port, io_threads=None, metrics_port=None):
-    """The jar's command line; the /metrics listener only with a metrics_port (issue 27), off otherwise."""
+    """The jar's command line; the /metrics listener only with a metrics_port, off otherwise."""
     cmd = ["java", *flags, "-jar", str(JAR), "--images", str(images), "--port", str(port), "--bind", HOST,
            "--metrics-port", str(metrics_port) if metrics_port else "off"]
     if io_threads:
@@ -72,10 +72,10 @@ def java_cmd(images, flags, port, io_threads=None, metrics_port=None):
 
 class Sidecar(Candidate):
     """Candidate 1: the jar with app/jvm.options (or, for TUNE=1, other flags), plain HTTP. Three targets
-    (four with issue 20's) in `make bench`, on the same server in the same rounds: the plain `/` (no header), `/` with Chromium's
-    image Accept, and issue 11's avatar URL `/?s=64&u=KEY` with the same Accept. The last two differ only
+    (four with the Gravatar URL) in `make bench`, on the same server in the same rounds: the plain `/` (no header), `/` with Chromium's
+    image Accept, and the avatar URL `/?s=64&u=KEY` with the same Accept. The last two differ only
     by the query, so their ratio is the cost of parsing it and hashing the key (not of a bigger request).
-    A fourth (issue 20): the Gravatar URL `/avatar/MD5?s=80` with the same Accept."""
+    A fourth: the Gravatar URL `/avatar/MD5?s=80` with the same Accept."""
     key, name = "sidecar", "Sidecar direct (Undertow, app/jvm.options)"
 
     def __init__(self, ws, flags=None, env=None, io_threads=None, key=None, name=None, avatar_url=True):
@@ -99,7 +99,7 @@ class Sidecar(Candidate):
 
 
 class SidecarMetrics(Sidecar):
-    """Issue 27: the same jar and flags with its /metrics listener on, beside the sidecar row (listener off)
+    """The same jar and flags with its /metrics listener on, beside the sidecar row (listener off)
     in the same rounds: the cost of counting every request (target: at most 2 MB more RSS, 3 % fewer req/s).
     Its memory is read after a scrape of /metrics, as Prometheus would make every 15 s."""
     key, name = "sidecar-metrics", "Sidecar direct, /metrics on"
@@ -121,7 +121,7 @@ class FullStack(Candidate):
     (tools/loopback.py: the shared Nginx configuration rendered by nginx/render.py, the
     Debian-shaped main nginx.conf, a throw-away CA, the jar with app/jvm.options) serving BENCH_IMAGES,
     pinned to the server core. Its start-up is not timed (it is Nginx's plus the sidecar's).
-    Issue 29: two more targets on the same servers, the images: Nginx answering a content-addressed file
+    Two more targets on the same servers, the images: Nginx answering a content-addressed file
     (the first picture's AVATAR_SIZE px image in the format Chromium's Accept gets, as the avatar URL
     would name it; a 200 with its caching headers) in HTTPS/1.1 and HTTPS/2."""
     key, name = "stack", "Full stack: our Nginx config (HTTPS) -> sidecar"
@@ -209,7 +209,7 @@ class NginxAlone(Candidate):
                                             build=loopback.nginx_build(loopback.find_nginx()))
         site = loopback.load_renderer()(variables)
         # the full stack's HTTPS access log exactly as the template writes it (nginx/fox-avatar.conf.j2,
-        # avatar_access_log_mode anonymous): its format and its buffer (issue 36), the line before the
+        # avatar_access_log_mode anonymous): its format and its buffer, the line before the
         # fallback log's
         logline = (access_log_line(site) if self.access_log else "access_log off;")
         # conf.d/*.conf are read in name order: site.conf after fox-avatar.conf (its log format, the split)

@@ -10,7 +10,7 @@ def results_chart(results, png, work):
     with open(dat, "w") as f:
         for r in results["rows"]:
             label = f"{r['key']} {r['proto']}".replace(" ", "\\n", 1)
-            if r.get("request", "/") != "/":  # issue 11's avatar URL: its size, the key left out
+            if r.get("request", "/") != "/":  # the avatar URL: its size, the key left out
                 label += " " + r["request"].split("&")[0]
             if r.get("headers"):  # the sidecar's `/` and avatar URL with Chromium's Accept
                 label += " +Accept"

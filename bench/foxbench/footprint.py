@@ -1,4 +1,4 @@
-"""Where a JVM's memory goes (issue 36): Native Memory Tracking's summary (the JVM's own account of what it
+"""Where a JVM's memory goes: Native Memory Tracking's summary (the JVM's own account of what it
 committed, by category) and the resident pages of each kind of mapping (/proc/PID/smaps: the shared
 libraries, the class-data archive, the anonymous memory), read from one running JVM started with
 -XX:NativeMemoryTracking=summary. NMT's own bookkeeping (about 1 MB) is in both, so the RSS here is above the

@@ -1,4 +1,4 @@
-"""Issue 36: the compose app image under container memory limits (`make bench`, after the JDK comparison).
+"""The compose app image under container memory limits (`make bench`, after the JDK comparison).
 The image of app/Dockerfile (Debian 13, the jlinked JDK 25 with its AOT cache, the flags aot-train.sh derives
 from app/jvm.options), built by bench/run.sh as BENCH_APP_IMAGE, runs in a container per limit, hardened as
 docker-compose.yml runs it (read-only, no capabilities, /tmp a tmpfs of 8 MiB) with --memory and
@@ -10,7 +10,7 @@ AOT cache, the jar; another container's reads would otherwise be free for it). P
 first 302, a warm-up, the sidecar row's load (wrk -t1, the plain `/`, each concurrency), a scrape of
 /metrics (as Prometheus would), then the memory the kernel charges the container (its cgroup: all of it, the
 anonymous part, the peak) and the JVM's RSS. A container the kernel killed is counted (an OOM kill) and
-started again for what is left of its turn. The largest limit is the reference: issue 36's target is at
+started again for what is left of its turn. The largest limit is the reference: the target is at
 least 0.9x its req/s at 32 MiB, with no OOM kill."""
 import os
 import re
@@ -259,18 +259,18 @@ def section(res):
 
 
 def targets_check(res):
-    """Issue 36's target under a limit, met or missed."""
+    """The target under a limit, met or missed."""
     hi = str(max(res["concurrency"]))
     ref = next((x for x in res["limits"] if x["mib"] == res["reference_mib"]), None)
     low = next((x for x in res["limits"] if x["mib"] == res["target_mib"]), None)
     if not (ref and low and ref["conc"].get(hi)):
         return ""
     if not low["conc"].get(hi):
-        return (f"Target (issue 36): at {res['target_mib']} MiB at least {res['target_ratio']}× the req/s at "
+        return (f"Target: at {res['target_mib']} MiB at least {res['target_ratio']}× the req/s at "
                 f"{res['reference_mib']} MiB (c={hi}), never OOM-killed: it did not answer within a minute of its "
                 f"start, {low['oom_kills']} OOM kills, **MISSED**.")
     ratio = low["conc"][hi]["rps"] / ref["conc"][hi]["rps"] if ref["conc"][hi]["rps"] else 0
     ok = ratio >= res["target_ratio"] and low["oom_kills"] == 0
-    return (f"Target (issue 36): at {res['target_mib']} MiB at least {res['target_ratio']}× the req/s at "
+    return (f"Target: at {res['target_mib']} MiB at least {res['target_ratio']}× the req/s at "
             f"{res['reference_mib']} MiB (c={hi}), never OOM-killed: {ratio:.2f}×, {low['oom_kills']} OOM kills, "
             f"**{'met' if ok else 'MISSED'}**.")

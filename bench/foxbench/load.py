@@ -1,7 +1,7 @@
 """The load: the targets (a candidate's URL in one protocol) and the tools that load them. A keep-alive
 load tool is one class with a name and run(url, conc, duration, count) returning the result fields
 below, listed in TOOLS; `ab` (no keep-alive, the original test) is a fixed-count run beside them. A
-target may add request headers (issue 11's avatar URL sends a browser's Accept): every tool sends them.
+target may add request headers (the avatar URL sends a browser's Accept): every tool sends them.
 A target expects a status (302; the images' target 200): every tool counts the other answers as bad.
 Result fields: rps, requests, p50_ms, p99_ms, bad (not the expected status, or failed), not302 (not the
 expected status: the name is older than the images' target), errors."""
@@ -142,7 +142,7 @@ class Target:
     """One candidate's URL in one protocol, loaded by one tool; collects the results of its runs."""
 
     def __init__(self, cand, proto, url, tool="wrk", path="/", headers=None, expect=302):
-        """url: the server's root (http://host:port/); path: the request, "/", issue 11's avatar URL or an
+        """url: the server's root (http://host:port/); path: the request, "/", the avatar URL or an
         image (expect 200: Nginx serves the file); tool: a name in TOOLS or a tool object (with a status()
         of its own: trixie.py's, which loads 302 targets only)."""
         self.runner = TOOLS[tool] if isinstance(tool, str) else tool

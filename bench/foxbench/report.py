@@ -1,18 +1,17 @@
-"""The report's files: the raw results and where the sections go. The raw results are one JSON file
-(docs/bench.json for the committed report), one key per mode; a run saves its key and renders its
-section from the saved file (publish), and `bench/bench.py --render` renders every section again from
-it (render), nothing measured. What the sections say is sections.py's (the charts charts.py's); this module puts them between
-their markers in docs/bench.md (and the results' summary in the README) and the charts beside it."""
+"""The report's files. The raw results are one JSON file (docs/bench.json), one key per mode; a run saves
+its key and renders its section from the saved file (publish); `bench/bench.py --render` renders every
+section again from it (render), measuring nothing. What a section says is sections.py's (charts.py draws
+the charts); this module puts each between its markers in docs/bench.md and the charts beside it."""
 import json
 import shutil
 from pathlib import Path
 
 from . import charts, jdks, limits, sections, soak_report, tls_connections
+from .settings import DOCS, RAW
 from .processes import log
-from .settings import DOCS, RAW, README
 
 # A mode's key in the raw file -> its section's markers in docs/bench.md, how the section is written, its
-# chart (None: none) and the chart's file name. The results also fill the README's markers.
+# chart (None: none) and the chart's file name.
 SECTIONS = {"results": ("bench:results", sections.results_section, charts.results_chart, "bench.png"),
             "tuning": ("bench:tuning", sections.tuning_section, None, None),
             "soak": ("bench:soak", soak_report.soak_section, charts.soak_chart, "bench-soak.png"),
@@ -20,30 +19,21 @@ SECTIONS = {"results": ("bench:results", sections.results_section, charts.result
             "limits": ("bench:limits", limits.section, None, None),
             "partial": ("bench:partial", sections.partial_section, None, None),
             "connections": ("bench:connections", tls_connections.section, None, None)}
-README_MARKERS = "bench"
-
-
-# ---------------------------------------------------------------- the raw results file
 
 
 def save_raw(path, key, data):
     """Set one mode's raw results in the file (the other modes' stay)."""
     raw = load_raw(path) if Path(path).exists() else {}
     raw[key] = data
-    note = ("written by `make bench` (results, jdks, limits), `make bench TUNE=1` (tuning), `make bench SOAK=1` "
-            "(soak), `make bench CONNECTIONS=1` (connections) and `BENCH_ONLY=KEY,... make bench` (partial); `bench/bench.py --render` renders docs/bench.md, the README table and the charts "
-            "from it; do not edit by hand")
+    note = "written by `make bench` and its modes (docs/bench.md); `make bench-report` renders docs/bench.md from it"
     body = json.dumps({k: raw[k] for k in SECTIONS if k in raw}, indent=1, sort_keys=True)
     Path(path).write_text('{"generated": ' + json.dumps(note) + ",\n" + body[1:].lstrip("\n") + "\n")
 
 
 def load_raw(path=RAW):
-    """The modes' raw results in the file, by key (other keys, such as the "generated" note, are left out)."""
+    """The modes' raw results in the file, by key (the "generated" note left out)."""
     raw = json.loads(Path(path).read_text())
     return {k: raw[k] for k in SECTIONS if k in raw}
-
-
-# ---------------------------------------------------------------- rendering
 
 
 def replace_between(text, name, body):
@@ -56,12 +46,11 @@ def replace_between(text, name, body):
     return f"{head}{begin}\n{body.rstrip()}\n{end}{tail}"
 
 
-def render(raw, doc, readme, work=None, png_dir=None, keys=None):
-    """Write the sections of raw (all, or those in keys) between their markers in the Markdown file doc,
-    the results' summary between the README's markers in readme (when that file exists); with work (a
-    directory for the chart data), draw the charts there and copy them to png_dir when given. A missing
-    marker in doc is an error; the sections' bodies are returned."""
-    doc, readme = Path(doc), Path(readme)
+def render(raw, doc, work=None, png_dir=None, keys=None):
+    """Write the sections of raw (all, or those in keys) between their markers in the Markdown file doc; with
+    work (a directory for the chart data), draw the charts there and copy them to png_dir when given. A
+    missing marker is an error. Returns the sections' bodies."""
+    doc = Path(doc)
     bodies = {}
     for key in keys or [k for k in SECTIONS if k in raw]:
         markers, section, chart, png = SECTIONS[key]
@@ -70,12 +59,6 @@ def render(raw, doc, readme, work=None, png_dir=None, keys=None):
         if text is None:
             raise ValueError(f"{doc}: <!-- {markers}:begin/end --> markers missing")
         doc.write_text(text)
-        if key == "results" and readme.exists():
-            text = replace_between(readme.read_text(), README_MARKERS, sections.readme_section(raw[key]))
-            if text is None:
-                log(f"WARNING: markers <!-- {README_MARKERS}:begin/end --> missing in {readme}; section not written")
-            else:
-                readme.write_text(text)
         if chart and work:
             chart(raw[key], Path(work) / png, Path(work))
             if png_dir:
@@ -84,18 +67,16 @@ def render(raw, doc, readme, work=None, png_dir=None, keys=None):
 
 
 def publish(key, data, out, smoke):
-    """Save one run's raw results and render its section from the saved file: into docs/ and the README,
-    or with smoke into out only (copies of docs/bench.md and the README: CI never dirties the tree).
-    out also gets the chart data and the raw results alone (KEY.json). Returns the section's text."""
+    """Save one run's raw results and render its section from the saved file: into docs/, or with smoke into
+    out only (a copy of docs/bench.md: a smoke run never dirties the tree). out also gets the chart data
+    and the raw results alone (KEY.json). Returns the section's text."""
     (out / f"{key}.json").write_text(json.dumps(data, indent=1))
     if smoke:
-        raw, doc, readme, png_dir = out / "bench.json", out / "bench.md", out / "README.md", None
+        raw, doc, png_dir = out / "bench.json", out / "bench.md", None
         shutil.copy(DOCS / "bench.md", doc)
-        if README.exists():
-            shutil.copy(README, readme)
     else:
-        raw, doc, readme, png_dir = RAW, DOCS / "bench.md", README, DOCS
+        raw, doc, png_dir = RAW, DOCS / "bench.md", DOCS
     save_raw(raw, key, data)
-    body = render(load_raw(raw), doc, readme, work=out, png_dir=png_dir, keys=[key])[key]
-    log(f"report: {doc}, {raw}, {readme}" + (f", {png_dir / SECTIONS[key][3]}" if png_dir and SECTIONS[key][3] else ""))
+    body = render(load_raw(raw), doc, work=out, png_dir=png_dir, keys=[key])[key]
+    log(f"report: {doc}, {raw}" + (f", {png_dir / SECTIONS[key][3]}" if png_dir and SECTIONS[key][3] else ""))
     return body

@@ -1,17 +1,15 @@
 """Which row of the raw results is which: a candidate's target in one protocol and, for the sidecar, one
-of three requests (issue 11): the plain `/` (no header), `/` + `Accept` (Chromium's image Accept) and the
-avatar URL `/?s=64&u=KEY` + the same `Accept`. Rows from before issue 11 have neither "request" nor
-"headers" (the plain `/`); rows from before the `/` + `Accept` target have the other two kinds only. Issue 20
-adds a fourth, the Gravatar URL `/avatar/MD5?s=80` + the same `Accept` (absent from older raw results).
-Issue 29 adds the full stack's IMAGE rows: a content-addressed image `/a/NAME.HASH.EXT`, served by Nginx."""
+of four requests: the plain `/` (no header), `/` + `Accept` (Chromium's image Accept), the avatar URL
+`/?s=64&u=KEY` and the Gravatar URL `/avatar/MD5?s=80` + the same `Accept`; and the full stack's IMAGE rows,
+a content-addressed image `/a/NAME.HASH.EXT` served by Nginx."""
 import re
 
 PLAIN, ACCEPT, AVATAR, GRAVATAR, IMAGE = "plain", "accept", "avatar", "gravatar", "image"
 
 
 def kind(r):
-    """PLAIN, ACCEPT (`/` with request headers), AVATAR (a query: issue 11's avatar URL), GRAVATAR
-    (issue 20's `/avatar/HASH`) or IMAGE (issue 29: a content-addressed image, `/a/...`)."""
+    """PLAIN, ACCEPT (`/` with request headers), AVATAR (a query: the avatar URL), GRAVATAR
+    (the Gravatar URL `/avatar/HASH`) or IMAGE (a content-addressed image, `/a/...`)."""
     if r.get("request", "/").startswith("/a/"):
         return IMAGE
     if r.get("request", "/").startswith("/avatar/"):

@@ -1,7 +1,6 @@
-"""What the report says: docs/bench.md's generated sections (results, tuning; the soak's: soak_report.py), the README's
-summary table, the targets of issues 7 and 11 met or missed, each a function of one mode's raw results
-and nothing else (report.py puts them in place; charts.py draws the charts; rows.py says which row is
-which)."""
+"""What the report says: docs/bench.md's generated sections (results, partial, tuning; the soak's: soak_report.py),
+each a function of one mode's raw results and nothing else (report.py puts them in place; charts.py draws
+the charts; rows.py says which row is which)."""
 import re
 
 from . import footprint
@@ -45,17 +44,13 @@ SMOKE_RESULTS_NOTE = " (SMOKE: 1-second runs, numbers meaningless)"
 # ---------------------------------------------------------------- results (make bench)
 
 
-def table(results, compact=False):
+def table(results):
     concs = results["concurrency"]
     base = row(results, "baseline", "HTTP/1.1")
     hi = max(concs)
-    head = ["Candidate", "Protocol"] + [f"req/s c={c}" for c in concs] + [f"p50 / p99 ms (c={hi})"]
-    if not compact:
-        head += ["non-302 + errors", "server CPU", "ab -c 10, no keep-alive req/s"]
-    head += ["RSS MB", "PSS MB"]
-    if not compact:
-        head += ["threads"]
-    head += ["start-up s" if compact else "start-up s (CPU s)", f"× baseline 3 (c={hi})", f"× Nginx alone 4 (c={hi})"]
+    head = (["Candidate", "Protocol"] + [f"req/s c={c}" for c in concs] + [f"p50 / p99 ms (c={hi})"]
+            + ["non-302 + errors", "server CPU", "ab -c 10, no keep-alive req/s", "RSS MB", "PSS MB", "threads",
+               "start-up s (CPU s)", f"× baseline 3 (c={hi})", f"× Nginx alone 4 (c={hi})"])
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * 2 + ["--:"] * (len(head) - 2)) + "|"]
     for r in results["rows"]:
         s = {c: r["conc"][str(c)] for c in concs}
@@ -63,18 +58,16 @@ def table(results, compact=False):
         cells = [r["name"], r["proto"] + next((f" ({t})" for t in ("h2load", "oha") if t in r["tool"]), "") + request_note(r)]
         cells += [fmt_int(s[c]["rps"] if s[c] else None) for c in concs]
         cells += [f"{fmt_ms(s[hi]['p50_ms'])} / {fmt_ms(s[hi]['p99_ms'])}" if s[hi] else "–"]
-        if not compact:
-            cells += [str(sum(x["bad"] for x in s.values() if x) + (r["check"]["bad"] if r["check"] else 0)
-                          + (r["ab"]["bad"] if r["ab"] else 0) + r["fallbacks"]),
-                      f"{s[hi]['server_cpu']:.0%}" if s[hi] else "–",
-                      f"{fmt_int(r['ab']['rps'])}" if r["ab"] else "–"]
+        cells += [str(sum(x["bad"] for x in s.values() if x) + (r["check"]["bad"] if r["check"] else 0)
+                      + (r["ab"]["bad"] if r["ab"] else 0) + r["fallbacks"]),
+                  f"{s[hi]['server_cpu']:.0%}" if s[hi] else "–",
+                  f"{fmt_int(r['ab']['rps'])}" if r["ab"] else "–"]
         mem_note = f" (sidecar {fmt_mb(r['app_rss_kb'])})" if r.get("app_rss_kb") else ""
         pss_note = f" (sidecar {fmt_mb(r['app_pss_kb'])})" if r.get("app_pss_kb") else ""
         cells += [fmt_mb(r["rss_kb"]) + mem_note, fmt_mb(r["pss_kb"]) + pss_note]
-        if not compact:
-            cells += [f"{r['threads']}" + (f" in {r['procs']} processes" if r["procs"] > 1 else "")]
+        cells += [f"{r['threads']}" + (f" in {r['procs']} processes" if r["procs"] > 1 else "")]
         st = "–" if r["startup_s"] is None else f"{r['startup_s']:.3f}"
-        if not compact and r.get("startup_cpu_s") is not None:
+        if r.get("startup_cpu_s") is not None:
             st += f" ({r['startup_cpu_s']:.2f})"
         cells += [st]
         cells += [fmt_x(ratio(r, base, hi)) if r["proto"] == "HTTP/1.1" and plain(r) else "–",
@@ -84,7 +77,7 @@ def table(results, compact=False):
 
 
 def targets_check(results):
-    """The targets of issues 7 and 11, met or missed, as a Markdown table."""
+    """The project's targets, met or missed, as a Markdown table."""
     sc, base = row(results, "sidecar", "HTTP/1.1"), row(results, "baseline", "HTTP/1.1")
     ng, ngs = row(results, "nginx", "HTTP/1.1"), row(results, "nginx", "HTTPS/1.1")
     ng2, st, st2 = row(results, "nginx", "HTTPS/2"), row(results, "stack", "HTTPS/1.1"), row(results, "stack", "HTTPS/2")
@@ -99,14 +92,12 @@ def targets_check(results):
     for c in results["concurrency"]:
         r = ratio(sc, ng, c)
         check(f"Sidecar req/s ≥ 0.9× Nginx alone HTTP (c={c})", r is not None and r >= 0.9, fmt_x(r))
-    # issue 11's avatar URL against `/` with the same Accept (raw results from before that row: plain `/`)
+    # the avatar URL and the Gravatar URL against `/` with the same Accept
     av, acc = row(results, "sidecar", "HTTP/1.1", AVATAR), row(results, "sidecar", "HTTP/1.1", ACCEPT)
-    ref, ref_name = (acc, "`/` + `Accept`") if acc else (sc, "plain `/`")
-    for c in results["concurrency"] if av else []:
-        r = ratio(av, ref, c)
-        check(f"Sidecar `{avatar_request(av)}` + `Accept` ≥ 0.9× {ref_name}, same run (c={c})",
+    for c in results["concurrency"] if av and acc else []:
+        r = ratio(av, acc, c)
+        check(f"Sidecar `{avatar_request(av)}` + `Accept` ≥ 0.9× `/` + `Accept`, same run (c={c})",
               r is not None and r >= 0.9, fmt_x(r))
-    # issue 20's Gravatar URL against `/` with the same Accept (absent from raw results before it)
     gr = row(results, "sidecar", "HTTP/1.1", GRAVATAR)
     for c in results["concurrency"] if gr and acc else []:
         r = ratio(gr, acc, c)
@@ -117,7 +108,7 @@ def targets_check(results):
           f"{fmt_x(r)} ({fmt_mb(sc['rss_kb'])} MB vs {fmt_mb(base['rss_kb'])} MB)")
     check("Sidecar RSS ≤ 40 MB after the run", sc["rss_kb"] <= 40 * 1024,
           f"{fmt_mb(sc['rss_kb'])} MB (PSS {fmt_mb(sc['pss_kb'])} MB)")
-    # issue 27: the same sidecar with /metrics on, same rounds (absent from raw results before it)
+    # the same sidecar with /metrics on, same rounds
     sm, smav = row(results, "sidecar-metrics", "HTTP/1.1"), row(results, "sidecar-metrics", "HTTP/1.1", AVATAR)
     for c in results["concurrency"] if sm and smav and av else []:
         r = ratio(smav, av, c)
@@ -153,28 +144,13 @@ php-fpm + Nginx), each candidate alone on the machine after one run at the highe
 
 {trixie_note(results)}![benchmark chart](bench.png)
 {capacity_section(results)}{avatar_bytes_section(results.get("avatar_bytes"))}
-### Targets (issues 7 and 11)
+### Targets
 
 {targets_check(results)}
 """
 
 
-def readme_section(results):
-    m = results["machine"]
-    mode = SMOKE_RESULTS_NOTE if results.get("mode") == "smoke" else ""
-    checks = targets_check(results).splitlines()[2:]
-    met = sum(1 for c in checks if c.endswith("| met |"))
-    return f"""Measured by `make bench` on {m['cpu']} ({m['cpus']} vCPUs, {m['os']}, OpenJDK {m['java']}, nginx
-{m['nginx']}), {m['date']}: every server on one core, the load generator on the other, medians of
-{results['rounds']} rounds{mode}; 1-minute load average {m['loadavg_start']} when the run started (above ~0.5 the
-machine was shared and the rates are low and noisy). {met} of {len(checks)} targets of issues 7 and 11 met.{avatar_bytes_line(results.get("avatar_bytes"))}
-Method, what bounds each target, the JVM flag measurements and the chart: [docs/bench.md](docs/bench.md).
-
-{table(results, compact=True)}
-"""
-
-
-# What docs/scaling.md plans with: the sidecar alone, the full HTTPS stack and the images (issue 29), each
+# What docs/scaling.md plans with: the sidecar alone, the full HTTPS stack and the images, each
 # (candidate key, protocol, kind of request, what it is).
 CAPACITY = [("sidecar", "HTTP/1.1", PLAIN, "The sidecar alone, `/`"),
             ("sidecar", "HTTP/1.1", AVATAR, "The sidecar alone, the avatar URL + `Accept`"),
@@ -185,7 +161,7 @@ CAPACITY = [("sidecar", "HTTP/1.1", PLAIN, "The sidecar alone, `/`"),
 
 
 def capacity_section(results):
-    """Issue 29: requests per second per server core, for the rows docs/scaling.md plans with, at the highest
+    """Requests per second per server core, for the rows docs/scaling.md plans with, at the highest
     concurrency: the measured rate divided by the server processes' CPU share during it (server CPU, the
     table's column), so that a run where the server did not get its whole core is not understated. Empty
     for raw results without any of those rows."""
@@ -204,7 +180,7 @@ def capacity_section(results):
     if not lines:
         return ""
     return "\n" + "\n".join([
-        "### Capacity per core (issue 29)", "",
+        "### Capacity per core", "",
         f"What one server core answers, keep-alive, at c={hi}: the measured req/s divided by the server "
         f"processes' CPU share during the run (*server CPU*; in the full stack Nginx and the sidecar share the "
         f"core, the images use Nginx alone). [docs/scaling.md](scaling.md) plans cores and nodes with these.",
@@ -228,7 +204,7 @@ above (compare the dates). Machine: {machine_line(m)}.
 
 
 def trixie_note(results):
-    """Issue 12: the Debian 13 full stack's rows, HTTP/3 against HTTPS/1.1 and HTTPS/2 of the same stack and
+    """The Debian 13 full stack's rows, HTTP/3 against HTTPS/1.1 and HTTPS/2 of the same stack and
     client (nothing for raw results without them)."""
     hi = max(results["concurrency"])
     h1, h2, h3 = (row(results, "stack-trixie", p) for p in ("HTTPS/1.1", "HTTPS/2", "HTTP/3"))
@@ -236,7 +212,7 @@ def trixie_note(results):
         return ""
     shown = [f"{fmt_x(ratio(h3, other, hi))} of its {p}" for other, p in ((h1, "HTTPS/1.1"), (h2, "HTTPS/2"))
              if h3 and other]
-    return (f"The Debian 13 full stack (issue 12: Debian 13's Nginx in a container on the host network, the same "
+    return (f"The Debian 13 full stack (Debian 13's Nginx in a container on the host network, the same "
             f"configuration rendered from its `nginx -V`, the same sidecar) is loaded by oha, built with HTTP/3, "
             f"in all three protocols (Debian 13's h2load has no HTTP/3), so its rows compare with each other, "
             f"not with the Debian 12 stack's (wrk, h2load)"
@@ -244,19 +220,15 @@ def trixie_note(results):
 
 
 def avatar_method(results):
-    """What the sidecar's rows beside the plain `/` request and what the avatar URL answered (nothing for
-    raw results from before issue 11; the two-row text for those from before the `/` + `Accept` row)."""
+    """What the sidecar's rows beside the plain `/` request and what the avatar URL answered."""
     av, acc = row(results, "sidecar", "HTTP/1.1", AVATAR), row(results, "sidecar", "HTTP/1.1", ACCEPT)
-    if not av:
+    if not (av and acc):
         return ""
     key = re.search(r"[?&]u=([^&]*)", av["request"])
-    url = (f"issue 11's avatar URL, `{avatar_request(av)}` with KEY = `{key.group(1) if key else ''}` "
+    url = (f"the avatar URL, `{avatar_request(av)}` with KEY = `{key.group(1) if key else ''}` "
            f"(32 hex digits, as in a Gravatar URL)")
     accept = f"Chromium's image `Accept: {av['headers'].get('Accept', '')}`"
     answer = f"the avatar URL answered `302` to `{av['location']}`.\n\n"
-    if not acc:
-        return (f"The sidecar's second row is {url}, sent with {accept}, in the same rounds on the same server "
-                f"as the plain `/` (the Targets compare the two); it answered `302` to `{av['location']}`.\n\n")
     return (f"The sidecar has three rows, one server, the same rounds: the plain `/` (no header), `/` + `Accept` "
             f"({accept}) and {url} + the same `Accept`. The Targets compare the avatar URL with `/` + "
             f"`Accept`: same header, so the ratio is the cost of the query and the keyed pick, not of reading "
@@ -264,18 +236,18 @@ def avatar_method(results):
 
 
 def avatar_bytes_section(b):
-    """Issue 11's "bytes to show a 64 px avatar", before and after, through the full stack."""
+    """The bytes to show a 64 px avatar through the full stack: `/` and the legacy 256 px PNG, or the avatar URL."""
     if not b:
         return ""
     bf, af = b["before"], b["after"]
-    way = [("Before issue 11", "`GET /` → `302` → `/Renard-N.png`", bf),
-           ("Issue 11", f"`GET /?s={b['size']}&u=KEY` → `302` → its `Location`", af)]
-    lines = [f"### Bytes to show a {b['size']} px avatar (issue 11)", "",
+    way = [("`/` and the 256 px PNG", "`GET /` → `302` → `/Renard-N.png`", bf),
+           ("The avatar URL", f"`GET /?s={b['size']}&u=KEY` → `302` → its `Location`", af)]
+    lines = [f"### Bytes to show a {b['size']} px avatar", "",
              f"Measured through the full stack (our Nginx over HTTPS, the sidecar behind it): {b['samples']} page "
              f"loads each way, each a fresh TLS connection carrying the `302` and the image, both requests with "
              f"Chromium's `Accept`, a different key (or a random fox) each time; medians, each column its own "
-             f"(the total is the median of the pages' totals). Counted: {b['counted']}. Before issue 11 every "
-             f"page got the 256 px PNG `/Renard-N.png`: that way fetches the legacy file of the fox `/` picks.",
+             f"(the total is the median of the pages' totals). Counted: {b['counted']}. The first way fetches the "
+             f"legacy 256 px PNG of the fox `/` picks.",
              "", "| Way | Requests | Image (foxes seen) | `302` bytes | image bytes | total bytes | × before |",
              "|---|---|---|--:|--:|--:|--:|"]
     for name, req, w in way:
@@ -283,14 +255,6 @@ def avatar_bytes_section(b):
         lines.append(f"| {name} | {req} | {', '.join(w['images'])} ({w['foxes']}) | {fmt_int(w['redirect'])} "
                      f"| {fmt_int(w['image'])} | **{fmt_int(w['total'])}** | {fmt_x(r)} |")
     return "\n" + "\n".join(lines) + "\n"
-
-
-def avatar_bytes_line(b):
-    if not b:
-        return ""
-    return (f" A {b['size']} px avatar through the full stack: **{fmt_int(b['after']['total'])} bytes** (`302` + "
-            f"{', '.join(b['after']['images'])}) instead of {fmt_int(b['before']['total'])} (`302` + "
-            f"{', '.join(b['before']['images'])}), medians of {b['samples']} page loads.")
 
 
 # ---------------------------------------------------------------- tuning (make bench TUNE=1)

@@ -7,14 +7,12 @@ from loopback import JAR, JVM_OPTIONS, REPO as ROOT  # noqa: F401 (the stack's p
 
 BENCH = ROOT / "bench"
 DOCS = ROOT / "docs"
-README = ROOT / "README.md"
 RAW = DOCS / "bench.json"          # the raw results of the last run of each mode; the report is made from it
 
 SMOKE = os.environ.get("BENCH_SMOKE") == "1"
 TUNE = os.environ.get("TUNE") == "1"
 SOAK = os.environ.get("SOAK") == "1"
-GATE = os.environ.get("BENCH_GATE") == "1"   # issue 36's regression gate (gate.py)
-CONNECTIONS = os.environ.get("CONNECTIONS") == "1"   # issue 45's connections (tls_connections.py)
+CONNECTIONS = os.environ.get("CONNECTIONS") == "1"
 
 _ncpu = len(os.sched_getaffinity(0))
 SERVER_CPU = int(os.environ.get("BENCH_SERVER_CPU", "1" if _ncpu > 1 else "0"))
@@ -40,19 +38,19 @@ TUNE_WARMUP = 0 if SMOKE else 2
 SOAK_REQUESTS = int(os.environ.get("SOAK_REQUESTS", "20000" if SMOKE else "10000000"))
 SOAK_MAX_S = 60 * float(os.environ.get("SOAK_MAX_MINUTES", "1" if SMOKE else "40"))
 SOAK_CHUNK_S = 2 if SMOKE else 30
-# ... and then the compose app image at its memory limit, for this long (issue 36).
+# ... and then the compose app image at its memory limit, for this long.
 SOAK_LIMIT_S = 60 * float(os.environ.get("SOAK_LIMIT_MINUTES", "0.2" if SMOKE else "10"))
 SOAK_INTERVAL_S = 1 if SMOKE else 5
 
 HOST = "127.0.0.1"
 TLS_NAME = "localhost"  # server_name and certificate name (one server per port: any SNI/Host lands on it)
 
-# Issue 11's avatar URL: the sidecar with `?s=64&u=KEY` and a browser's Accept, beside the plain `/`; and
+# The avatar URL: the sidecar with `?s=64&u=KEY` and a browser's Accept, beside the plain `/`; and
 # the bytes a page downloads to show a 64 px avatar, through the full stack, over BYTES_SAMPLES keys.
 CHROMIUM_ACCEPT = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"  # Chromium's for <img>
 AVATAR_SIZE = 64
 AVATAR_KEY = hashlib.md5(b"fox@example.org").hexdigest()   # 32 hex digits, as in a Gravatar URL
 AVATAR_PATH = f"/?s={AVATAR_SIZE}&u={AVATAR_KEY}"
-# Issue 20's Gravatar URL, as Gitea's Libravatar library and most apps send it (Gravatar's default size).
+# The Gravatar URL, as Gitea's Libravatar library and most apps send it (Gravatar's default size).
 GRAVATAR_PATH = f"/avatar/{AVATAR_KEY}?s=80"
 BYTES_SAMPLES = 21 if SMOKE else 210

@@ -1,5 +1,5 @@
 """SOAK=1: wrk in chunks against the full stack over HTTPS until SOAK_REQUESTS are done (bounded by
-SOAK_MAX_MINUTES), the sidecar's and Nginx's memory sampled by a thread. Then (issue 36) the compose app
+SOAK_MAX_MINUTES), the sidecar's and Nginx's memory sampled by a thread. Then the compose app
 image alone at the memory limit docker-compose.yml gives it, for SOAK_LIMIT_MINUTES of wrk at c=100 from a
 cold page cache (limits.py), its cgroup's memory and the JVM's RSS sampled. Returns the raw results of the
 soak section; the verdict (soak_report.soak_figures) fails the run when a request failed or was not a 302,

@@ -22,7 +22,7 @@ def soak_figures(res):
 
 
 def container_figures(c):
-    """Issue 36's soak at compose's limit: the anonymous memory outside the heap (the cgroup's anonymous
+    """The soak at compose's limit: the anonymous memory outside the heap (the cgroup's anonymous
     bytes less the heap's committed bytes: what a leak would grow; the heap is bounded by -Xmx and, on JDK 25,
     grows to its cap before collecting the old generation in full) at its peak in the first and in the second
     half of the samples (bytes), the growth in MB, and the verdict: run to the end, no OOM kill, every answer
@@ -61,7 +61,7 @@ first {fmt_mb(samples[0][1])} MB, peak of the first half {fmt_mb(first_peak)} MB
 
 
 def container_soak(c):
-    """The paragraph of issue 36's soak at compose's limit (nothing for raw results without it)."""
+    """The paragraph of the soak at compose's limit (nothing for raw results without it)."""
     if not c:
         return ""
     first, second, growth, ok = container_figures(c)
@@ -69,7 +69,7 @@ def container_soak(c):
     if not s:
         return f"Then the compose app image at its limit ({c['mib']} MiB): no sample (it did not start). "
     mib = lambda b: f"{b / 2**20:.1f}"  # noqa: E731
-    return (f"Then (issue 36) the compose app image alone at the memory limit of docker-compose.yml, **{c['mib']} MiB**, "
+    return (f"Then the compose app image alone at the memory limit of docker-compose.yml, **{c['mib']} MiB**, "
             f"from a cold page cache, `wrk -t1 -c100` on `/` for {c['elapsed_s'] / 60:.1f} minutes: "
             f"{c['done']:,} requests ({c['done'] / c['elapsed_s']:,.0f} req/s on average), non-302 or failed: "
             f"**{c['bad']}**, OOM-killed: **{'yes' if c['oom_killed'] else 'no'}**. Sampled every few seconds "

@@ -1,4 +1,4 @@
-"""Issue 45: connections, on the compose stack as shipped (`make bench CONNECTIONS=1`, its own section).
+"""Connections, on the compose stack as shipped (`make bench CONNECTIONS=1`, its own section).
 
 An avatar host is embedded in every page of a forum: each visitor's browser keeps a TLS connection to it
 between page views, and a busy site's capacity is its connections as much as its CPU. The stack runs as
@@ -7,9 +7,9 @@ containers pinned to the server core after start (`docker update --cpuset-cpus`)
 load generator's core and talks to the Nginx container's own address (a published port on this host's
 loopback would pass Docker's userland proxy, which is the engine's limit, not the stack's).
 
-1. Idle connections held: tools/idle_clients.py opens N connections (HTTPS/1.1, then HTTP/2, then both
+1. Idle connections held: idle_clients.py opens N connections (HTTPS/1.1, then HTTP/2, then both
    at once), each asking the avatar URL once and staying open; meanwhile a new visitor's 302 and image
-   are timed. The Nginx container's memory (docker stats' figure, tools/container_memory.py) before and
+   are timed. The Nginx container's memory (docker stats' figure, container_memory.py) before and
    while they are held gives the memory per idle connection; with both at once, each container's
    memory against its compose limit.
 2. New TLS connections per second: `openssl s_time` (OpenSSL of this machine), a few processes at
@@ -32,15 +32,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import container_memory  # tools/container_memory.py: docker stats' figure, from the cgroup
-
+from . import container_memory
 from .processes import free_port, log
 from .settings import DURATION, ROOT, SERVER_CPU, SMOKE
 
 PROJECT = os.environ.get("BENCH_COMPOSE_PROJECT", "fox-bench-connections")
 HELD = int(os.environ.get("BENCH_CONNECTIONS", "500" if SMOKE else "5000"))   # per protocol
 NAME = "localhost"   # AVATAR_TLS_NAMES' default: the certificate's name
-CLIENTS = ROOT / "tools" / "idle_clients.py"
+CLIENTS = Path(__file__).with_name("idle_clients.py")
 
 
 def compose(*args, env=None, timeout=600):
@@ -74,9 +73,7 @@ class Stack:
         self.addr = next(iter(nets.values()))["IPAddress"]
         self.ca = self.work / "ca.pem"
         self.ca.write_text(compose("exec", "-T", "nginx", "cat", "/etc/nginx/tls/fullchain.pem", env=self.env))
-        self.port = int(compose("exec", "-T", "nginx", "sh", "-c",
-                                ". /usr/local/lib/fox-avatar/ports.env && echo $NGINX_CONTAINER_HTTPS_PORT",
-                                env=self.env).strip())
+        self.port = 8443   # Nginx's HTTPS port inside its container
         self.nginx = subprocess.run(["docker", "exec", self.ids["nginx"], "nginx", "-v"], capture_output=True,
                                     text=True).stderr.strip().replace("nginx version: ", "")
         self.settings = {k: v for k, v in json.loads(compose("config", "--format", "json", env=self.env))
@@ -247,9 +244,9 @@ def section(res):
 
     s = res["settings"]
     lines = [generated_by("make bench CONNECTIONS=1", res), "", f"Machine: {machine_line(res['machine'])}.", "",
-             f"The compose stack as shipped ({res['nginx']}; `AVATAR_NGINX_CONNECTIONS` "
-             f"{s.get('AVATAR_NGINX_CONNECTIONS')}, `AVATAR_NGINX_MEMORY` {idle['both']['during']['nginx'][1]:.0f} MiB, "
-             f"`AVATAR_KEEPALIVE_TIMEOUT` {s.get('AVATAR_KEEPALIVE_TIMEOUT')}), both containers pinned to the server "
+             f"The compose stack as shipped ({res['nginx']}; "
+             + "".join(f"`{k}` {v}, " for k, v in sorted(s.items()))
+             + f"`AVATAR_NGINX_MEMORY` {idle['both']['during']['nginx'][1]:.0f} MiB), both containers pinned to the server "
              f"core; the clients on the load generator's core, to the Nginx container's address. Memory: docker "
              f"stats' figure (usage less inactive file pages), before and while the connections are held.", "",
              "| Idle connections held | Nginx MiB before | while held | KiB per connection | clients |",

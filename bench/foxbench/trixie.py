@@ -1,4 +1,4 @@
-"""Issue 12: the full stack on Debian 13. Debian 13's Nginx (1.26, --with-http_v3_module, OpenSSL 3.5) runs in
+"""The full stack on Debian 13. Debian 13's Nginx (1.26, --with-http_v3_module, OpenSSL 3.5) runs in
 a container of image BENCH_TRIXIE_NGINX (tools/docker.sh trixie_nginx_ready) with --network host, pinned to
 the server core, serving our shared configuration rendered with that Nginx's own `nginx -V` text (so the
 template turns on HTTP/3 and the post-quantum group itself); behind it the same sidecar as the "stack"
@@ -32,7 +32,7 @@ CLIENT_IMAGE = os.environ.get("BENCH_TRIXIE_CLIENT", "")
 # at the start of an HTTP/3 run 100 QUIC handshakes arrive at once on Nginx's one UDP socket, whose receive
 # buffer (net.core.rmem_default, 208 KB) overflows on a busy core (Udp RcvbufErrors, the drops of Nginx's
 # socket in /proc/net/udp), and a handshake whose packets are lost again and again backs off past 5 s.
-# Those were the HTTP/3 row's "errors" (issue 36, docs/bench.md): no request was answered wrongly. A slow
+# Those were the HTTP/3 row's "errors" (docs/bench.md): no request was answered wrongly. A slow
 # handshake still costs the row its requests; it is not counted as a failure.
 CONNECT_TIMEOUT = "60s"
 KEEPALIVE_NOTE = "# Written by bench/foxbench/trixie.py: the load client's connections are never ended by Nginx.\n"
@@ -91,7 +91,7 @@ H3 = Oha("oha-h3", "3", "--http3-only")
 
 
 class TrixieStack(Candidate):
-    """Issue 12: the full stack with Debian 13's Nginx (HTTP/3) in a container -> the sidecar."""
+    """The full stack with Debian 13's Nginx (HTTP/3) in a container -> the sidecar."""
     key = "stack-trixie"
     build = None  # the image's `nginx -V` text, asked once
     # make bench-smoke leaves it out (benchmark.run says so): only oha loads it.

@@ -17,11 +17,11 @@ from .settings import CONCS, HOST, JVM_OPTIONS, ROUNDS, SMOKE, TUNE_DURATION, TU
 # The modules both deployments' runtimes have and the service needs (app/Dockerfile's jlink list minus
 # java.management, which only the JVM metrics and XNIO's and jboss-threads' optional MBeans touch).
 LIMIT_MODULES = "--limit-modules=java.base,java.logging,java.security.sasl,jdk.unsupported"
-# app/jvm.options before issue 36 (issue 27's), for the before/after row.
-ISSUE_27 = ["-Xms8m", "-Xmx16m", "-Xss256k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+# app/jvm.options of an earlier release, for the before/after row.
+OLD_FLAGS = ["-Xms8m", "-Xmx16m", "-Xss256k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
             "-XX:ReservedCodeCacheSize=16m", "-XX:MaxMetaspaceSize=32m", "-XX:+ExitOnOutOfMemoryError",
             "--limit-modules=java.base,java.logging,java.management,java.security.sasl,jdk.management,jdk.unsupported"]
-# The JDK's own MBean server builder: the platform MBean server as before issue 36 (NoMBeanServer steps aside
+# The JDK's own MBean server builder: the platform MBean server as before (NoMBeanServer steps aside
 # when the property is given), and with it XNIO's and jboss-threads' MBeans; slf4j-simple's date as before.
 WITH_MBEANS = ["-Djavax.management.builder.initial=javax.management.MBeanServerBuilder"]
 WITH_LOG_DATE = ["-Dorg.slf4j.simpleLogger.showDateTime=true",
@@ -58,11 +58,11 @@ def variants(appcds):
     v = [("shipped", "app/jvm.options as committed", sh, {}, None),
          ("defaults", "no flags (JVM ergonomics)", [], {}, None),
          ("original", "-Xmx8m -Xss256k (the original)", ["-Xmx8m", "-Xss256k"], {}, None),
-         ("issue27", "issue 27's flags, the MBean server and the log's date (before issue 36)",
-          ISSUE_27 + WITH_MBEANS + WITH_LOG_DATE, {}, None),
+         ("old", "the earlier flags, the MBean server and the log's date",
+          OLD_FLAGS + WITH_MBEANS + WITH_LOG_DATE, {}, None),
          ("mbeans", "shipped, with the platform MBean server", sh + WITH_MBEANS, {}, None),
          ("logdate", "shipped, with slf4j-simple's date", sh + WITH_LOG_DATE, {}, None),
-         ("heap27", "shipped, issue 27's heap (-Xms8m -Xmx16m, the JVM sizes the young generation)",
+         ("heap27", "shipped, the earlier heap (-Xms8m -Xmx16m, the JVM sizes the young generation)",
           replace(sh, heap, ["-Xms8m", "-Xmx16m"]), {}, None),
          ("g1", "shipped, G1 instead", replace(sh, gc, ["-XX:+UseG1GC"]), {}, None),
          ("epsilon", "shipped, Epsilon (no GC) with -Xms1g -Xmx1g",

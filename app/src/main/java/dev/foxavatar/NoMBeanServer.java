@@ -10,7 +10,7 @@ import javax.management.MBeanServerDelegate;
  * throws instead of building the server and registering every platform MXBean in it. XNIO registers its MBeans
  * at start whenever {@code java.management} is in the module graph, with no switch of its own, and catches
  * the failure; jboss-threads' {@code jboss.threads.eqe.register-mbean=false} stops it asking at all. Saved:
- * about 260 JMX classes and 3.1 MB RSS (docs/footprint.md; the tuning table's *mbeans* row). {@link JvmMetrics}
+ * about 260 JMX classes and 3.1 MB RSS (docs/bench.md; the tuning table's *mbeans* row). {@link JvmMetrics}
  * reads the MXBeans directly and never needs the server; JMX clients (JConsole,
  * {@code jcmd ManagementAgent.start}) cannot connect, which no deployment asks for.
  */

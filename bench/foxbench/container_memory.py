@@ -1,9 +1,8 @@
 """A container's memory as `docker stats` counts it (usage less inactive file pages), read from its
 memory cgroup: docker.io 20.10's own stats read nothing on this kernel's cgroup v1 ("no metrics
-received"). The one reader of it for the compose layer (tests/compose/run.sh, its
-test_connections.py) and the bench.
+received").
 
-    python3 tools/container_memory.py CONTAINER     prints "12.3MiB / 384MiB (cgroup)"
+    python3 bench/foxbench/container_memory.py CONTAINER   prints "12.3MiB / 384MiB (cgroup)"
     container_memory.mib(container_id)              (in use, limit) in MiB, or None without a cgroup
 """
 import os

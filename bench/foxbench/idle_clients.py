@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Many browsers at once, as an avatar host sees them (issue 45): each opens a TLS connection, asks
+"""Many browsers at once, as an avatar host sees them: each opens a TLS connection, asks
 the avatar URL once and keeps the connection idle between page views; a returning visitor asks again
 on the connection it kept; a new visitor opens one of its own.
 
-    tools/idle_clients.py --addr IP --port N --host NAME --ca FILE --connections N
+    bench/foxbench/idle_clients.py --addr IP --port N --host NAME --ca FILE --connections N
                           [--http2] [--returning 200] [--visitors 100] [--hold S]
 
 1. opens N connections (200 handshakes at a time), each asking `/?s=64` once (HTTP/1.1 keep-alive,
