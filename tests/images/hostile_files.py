@@ -73,12 +73,6 @@ def gif_screen(path, w, h):
     path.write_bytes(bytes(data))
 
 
-def bmp_claiming(path, w, h):
-    data = bytearray(encoded(Image.new("RGB", (80, 80), (9, 9, 9)), "BMP"))
-    data[18:26] = struct.pack("<ii", w, h)
-    path.write_bytes(bytes(data))
-
-
 def tiff_claiming(path, w, h, strip_offset=None):
     """An 8-bit greyscale TIFF written by hand: w x h, one strip of one byte (at strip_offset:
     after the IFD unless told)."""
@@ -142,3 +136,12 @@ def palette(path, fmt, **kw):
     im = Image.new("P", (80, 80), 3)
     im.putpalette([0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255] + [0] * 756)
     im.save(path, fmt, **kw)
+
+
+def bomb_png(path, side=30000):
+    """A 1-bit PNG that decodes to side x side pixels (900 MP: 2.7 GB as RGB) in ~100 KB."""
+    row = b"\0" * (1 + side // 8)
+    z = zlib.compressobj(9)
+    idat = b"".join(z.compress(row) for _ in range(side)) + z.flush()
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0))
+                     + chunk(b"IDAT", idat) + chunk(b"IEND", b""))

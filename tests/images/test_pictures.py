@@ -1,11 +1,6 @@
 """`make images SRC=DIR OUT=DIR`: a folder of someone's pictures becomes a complete image set.
 Every picture is made here (tests/images/photos.py); the command runs for real (images/pictures.sh)."""
-import io
-import os
-import resource
-import struct
 import subprocess
-import zlib
 from pathlib import Path
 
 import pytest
@@ -246,81 +241,6 @@ def test_a_new_set_replaces_the_old_one_in_out_and_leaves_nothing_stale(mixed_se
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "scratch left behind"
 
 
-# ------------------------------------------------------------------ refusals
-def bomb_png(path, side=30000):
-    """A 1-bit PNG that decodes to side x side pixels (900 MP: 2.7 GB as RGB) in ~100 KB."""
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    z = zlib.compressobj(9)
-    row = b"\0" * (1 + side // 8)
-    idat = b"".join(z.compress(row) for _ in range(side)) + z.flush()
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0))
-                     + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
-    assert path.stat().st_size < 300_000
-
-
-def corrupt_jpeg(path):
-    data = io.BytesIO()
-    photo(400, 300, 7).save(data, "JPEG")
-    path.write_bytes(data.getvalue()[:len(data.getvalue()) // 3])
-
-
-BAD = {
-    "corrupt.jpg": (corrupt_jpeg, "corrupt or truncated"),
-    "notes.jpg": (lambda p: p.write_text("not a picture, a shopping list\n"), "not a picture"),
-    "empty.png": (lambda p: p.write_bytes(b""), "empty file"),
-    "bomb.png": (bomb_png, "megapixels"),
-    "tiny.png": (lambda p: Image.new("RGB", (63, 200)).save(p), "too small"),
-}
-
-
-@pytest.fixture
-def previous_set(tmp_path):
-    """OUT holding a set already (one good picture), as a deployment would."""
-    src = tmp_path / "good"
-    src.mkdir()
-    photo(300, 300, 1).save(src / "good.jpg")
-    out = tmp_path / "out"
-    make_images(src, out)
-    return src, out
-
-
-@pytest.mark.parametrize("name", sorted(BAD))
-def test_a_bad_picture_is_refused_in_one_line_and_out_stays_as_it_was(name, previous_set, tmp_path):
-    src, out = previous_set
-    make, reason = BAD[name]
-    make(src / name)
-    before = tree(out)
-    r = make_images(src, out, check=False)
-    assert r.returncode != 0
-    lines = [line for line in r.stderr.splitlines() if line.startswith("pictures:")]
-    assert len(lines) == 1, r.stderr
-    assert str(src / name) in lines[0] and reason in lines[0], lines[0]
-    assert "good.jpg" not in r.stderr
-    assert tree(out) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["good", "out"], "scratch left behind"
-
-
-def test_every_bad_picture_gets_its_line(tmp_path):
-    src = tmp_path / "src"
-    src.mkdir()
-    for name, (make, _) in BAD.items():
-        make(src / name)
-    r = make_images(src, tmp_path / "out", check=False)
-    assert r.returncode != 0
-    lines = [line for line in r.stderr.splitlines() if line.startswith("pictures:")]
-    assert sorted(line.split(": ")[1] for line in lines) == sorted(str(src / n) for n in BAD), r.stderr
-    assert not (tmp_path / "out").exists(), "a refused run must not even create OUT"
-
-
-def test_an_empty_folder_is_refused(tmp_path):
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / ".DS_Store").write_bytes(b"\0")     # hidden files are not pictures
-    r = make_images(tmp_path / "src", tmp_path / "out", check=False)
-    assert r.returncode != 0 and "empty folder" in r.stderr and str(tmp_path / "src") in r.stderr
-    assert not (tmp_path / "out").exists()
-
-
 def test_two_files_with_one_name_are_refused(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
@@ -328,21 +248,3 @@ def test_two_files_with_one_name_are_refused(tmp_path):
     photo(100, 100, 2).save(src / "me.png")
     r = make_images(src, tmp_path / "out", check=False)
     assert r.returncode != 0 and "me.png" in r.stderr and "rename" in r.stderr
-
-
-def test_a_bomb_is_refused_without_the_memory_it_asks_for(tmp_path):
-    """Under a 1 GB address-space limit (the bomb needs 2.7 GB as RGB, 112 MB even as 1-bit):
-    refused for its size, not by running out of memory."""
-    src = tmp_path / "src"
-    src.mkdir()
-    bomb_png(src / "bomb.png")
-
-    def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-    env = dict(os.environ, PATH=f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}", PYTHONPATH=str(ROOT / "images"))
-    r = subprocess.run(["python3", str(ROOT / "images" / "pictures.py"), str(src), str(tmp_path / "scratch")],
-                       capture_output=True, text=True, preexec_fn=limit, env=env)
-    assert r.returncode == 1
-    assert r.stderr.strip() == f"pictures: {src / 'bomb.png'}: 30000x30000 is 900 megapixels, more than 100 (a decompression bomb?)" \
-        or "decodes to more than 100 megapixels" in r.stderr, r.stderr
-    assert "memory" not in r.stderr
