@@ -14,28 +14,24 @@
 #     engine.sh     docker_engine_ready
 #     compose.sh    compose_v2_ready
 #     images.sh     base_image_ready
-#     systemd.sh    systemd_image_ready, systemd_host_run, systemd_host_ip, systemd_host_rm
+#     systemd.sh    systemd_image_ready
 #     trixie.sh     trixie_client_ready, trixie_nginx_ready, trixie_jdks_ready
-#     apt-cache.sh  apt_cache_ready
 #     pebble.sh     pebble_ready, pebble_certs_dir
 #     arm64.sh      qemu_arm64_ready, arm64_base_image_ready
 #
-# Settings (environment, all optional): COMPOSE_FROM, COMPOSE_VERSION, PEBBLE_VERSION, DOCKERD_TIMEOUT,
-# PULL_TIMEOUT, SYSTEMD_TIMEOUT, TRIXIE_CLIENT_TAG, TRIXIE_NGINX_TAG, TRIXIE_JDKS_TAG, FOX_TOOLS (default
-# /var/cache/fox-avatar), DEBIAN_MIRROR (default: the machine's apt mirror), APT_PROXY.
+# Settings (environment, all optional): PEBBLE_VERSION, DOCKERD_TIMEOUT, PULL_TIMEOUT, TRIXIE_CLIENT_TAG, TRIXIE_NGINX_TAG, TRIXIE_JDKS_TAG, FOX_TOOLS (default
+# /var/cache/fox-avatar), DEBIAN_MIRROR (default: the machine's apt mirror).
 
 _DOCKER_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tools/apt.sh
 . "$_DOCKER_LIB_DIR/apt.sh"
 
-: "${COMPOSE_VERSION:=v2.29.7}"
 : "${PEBBLE_VERSION:=v2.10.1}"
 : "${TRIXIE_CLIENT_TAG:=1}"
 : "${TRIXIE_NGINX_TAG:=1}"
 : "${TRIXIE_JDKS_TAG:=1}"
 : "${DOCKERD_TIMEOUT:=60}"
 : "${PULL_TIMEOUT:=20}"
-: "${SYSTEMD_TIMEOUT:=90}"
 : "${FOX_TOOLS:=/var/cache/fox-avatar}"
 SYSTEMD_IMAGE_REPO=local/debian-systemd
 
@@ -75,20 +71,7 @@ _dk_mirror() {
   echo "${m:-http://deb.debian.org/debian}"
 }
 
-# _dk_daemon LOG CMD...: start CMD detached (own session, survives the caller) with stdin from
-# /dev/null, output to LOG and every other inherited descriptor closed (locks, callers' pipes).
-_dk_daemon() {
-  local log=$1; shift
-  (
-    local f
-    for f in /proc/$BASHPID/fd/*; do
-      f=${f##*/}; [ "$f" -gt 2 ] 2>/dev/null && eval "exec $f>&-"
-    done 2>/dev/null
-    exec setsid "$@" >>"$log" 2>&1 </dev/null
-  ) &
-}
-
-# Go, for what compose.sh and pebble.sh build from Go modules.
+# Go, for what pebble.sh builds from its Go module.
 # prints go's minor version (1.N -> N), or nothing
 _dk_go_minor() { go env GOVERSION 2>/dev/null | sed -nE 's/^go1\.([0-9]+).*/\1/p'; }
 _dk_go_ready() { # MIN_MINOR
@@ -100,7 +83,7 @@ _dk_go_ready() { # MIN_MINOR
 }
 
 # The functions, one file per concern (above).
-for _dk_part in engine compose images systemd trixie apt-cache pebble arm64; do
+for _dk_part in engine compose images systemd trixie pebble arm64; do
   # shellcheck source=/dev/null
   . "$_DOCKER_LIB_DIR/docker/$_dk_part.sh"
 done
