@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
 # make test's two lanes: tests/lanes.sh TARGET... -- TARGET...
-# The make targets after "--" run one after the other in the background (their output in a log,
-# printed whole when they end), while the ones before it run one after the other here. Why: make
-# test's other layers leave much of a 2-core machine idle (the nginx layer's pytest and specs.sh are
-# one process each, the compose and swarm layers mostly wait for containers), and the Molecule runs
-# (make test-molecule) are CPU-bound and the longest: beside them, the rest costs little, and make
-# test ends about twenty minutes sooner (tests/README.md, "Times"). Every layer was written to run beside others:
-# tools/docker.sh, tools/apt.sh and tools/venv.sh serialise what they build under machine-wide
-# locks, and each layer names its containers, networks and ports its own way.
-# A lane stops at its first failing target, as make does; the other lane runs to its end (one CI
-# run tells about both). Exit 0 when every target passed, else 1.
+# The make targets after "--" run one after the other in the background (their output in a log, printed
+# whole when they end), while the ones before it run one after the other here: the Molecule runs are
+# CPU-bound and the longest, the other layers leave much of the machine idle (they mostly wait for
+# containers). Every layer can run beside others: tools/docker.sh, tools/apt.sh and tools/venv.sh
+# serialise what they build under machine-wide locks, and each layer names its containers, networks and
+# ports its own way. A lane stops at its first failing target, as make does; the other lane runs to its
+# end. Exit 0 when every target passed, else 1.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
