@@ -268,7 +268,7 @@ def solid(mode, value, fmt, **kw):
 # name -> (make(path), the 64 px PNG's centre pixel wanted (RGB or RGBA))
 VALID = {
     "cmyk.jpg": (solid("CMYK", (0, 255, 255, 0), "JPEG", quality=95), (255, 0, 0)),
-    "cmyk.tif": (solid("CMYK", (0, 255, 255, 0), "TIFF"), (255, 0, 0)),
+    "cmyk-tiff.tif": (solid("CMYK", (0, 255, 255, 0), "TIFF"), (255, 0, 0)),
     "grey-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 0, b"\x80\x00")), (128, 128, 128)),
     "rgba-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 6, b"\xff\xff\x80\x00\x00\x00\x80\x00")), (255, 128, 0, 128)),
     "grey-16-bit-big-endian.tif": (solid("I;16B", 32768, "TIFF"), (128, 128, 128)),
@@ -286,13 +286,13 @@ VALID = {
     "claims-2147483647-frames.png": (lambda p: apng_claiming_frames(p, 2**31 - 1), (255, 0, 0)),
     "3000-pages.tif": (animation("TIFF", 3000), (255, 0, 0)),
     "it's \"quoted\" $HOME `id`.png": (solid("RGB", (0, 0, 255), "PNG"), (0, 0, 255)),
-    "right-to-left\u202egnp.exe.png": (solid("RGB", (0, 0, 255), "PNG"), (0, 0, 255)),
+    "right-to-left\u202egnp.exe.png": (solid("RGB", (0, 0, 200), "PNG"), (0, 0, 200)),
 }
 
 
 def test_every_valid_oddity_works_with_nothing_on_stderr(tmp_path):
-    """All of them in one SRC: one set, nothing on stderr, each picture (numbered in file-name order) a
-    64 px PNG of the colour it was made of."""
+    """All of them in one SRC (distinct names and bytes): one set, nothing on stderr, each picture
+    (numbered in file-name order) a 64 px PNG of the colour it was made of."""
     src = tmp_path / "pictures"
     src.mkdir()
     for name, (make, _) in VALID.items():
