@@ -140,6 +140,9 @@ http {{
     sendfile on;
     tcp_nopush on;
     types_hash_max_size 2048;
+    # The site's maps are large: the deployments' nginx.conf sets these (not the site).
+    map_hash_max_size 4096;
+    map_hash_bucket_size 128;
     include mime.types;
     default_type application/octet-stream;
     ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;

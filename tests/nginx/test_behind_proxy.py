@@ -76,12 +76,8 @@ def test_http3_reuseport_false_keeps_quic_without_reuseport():
     assert listens(text) == ["*:80", "*:443 ssl", "*:443 quic"]
 
 
-def test_map_hash_sizes_are_set_unless_the_host_sets_them():
-    sizes = ["map_hash_max_size 4096;", "map_hash_bucket_size 128;"]
-    text = load_renderer()(REQUIRED)
-    assert [line for line in http_level(text).splitlines() if line.startswith("map_hash")] == sizes
-    text = load_renderer()({**REQUIRED, "avatar_map_hash": False})
-    assert "map_hash" not in text
+def test_the_site_leaves_the_map_hash_sizes_to_nginx_conf():
+    assert "map_hash" not in load_renderer()(REQUIRED)
 
 
 # --- a real Nginx in proxy mode -------------------------------------------------------
