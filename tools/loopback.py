@@ -1,22 +1,16 @@
-"""The loopback stack: the real jar behind a real Nginx with the shared configuration, on free loopback ports.
+"""The loopback stack: the real jar behind a real Nginx with the site rendered from the template, on
+free loopback ports, with a throwaway CA and a main nginx.conf shaped like Debian's (every path in a
+temporary directory). The shared HTTP tests (tests/stack/stacks.py) and the benchmark use it.
 
-    from loopback import LoopbackStack, Unavailable
-    stack = LoopbackStack()          # raises Unavailable when nginx, java or the jar is missing
+    stack = LoopbackStack()   # raises Unavailable when nginx, java or the jar is missing
     ...  https://127.0.0.1:{stack.https_port}/ (name stack.host, CA stack.ca_file)
     stack.close()
-
-Owns how fox-avatar is assembled on one machine without installing it: a throwaway CA and server
-certificate, the site rendered by nginx/render.py (nginx/fox-avatar.conf.j2, one file), a main nginx.conf shaped like Debian's with every path in a temp dir,
-and the jar started with app/jvm.options. Used by the shared HTTP tests (tests/stack/stacks.py) and by
-the benchmark's full-stack candidate (bench/foxbench/candidates.py); no pytest here.
-Needs Jinja2 (nginx/render.py) and cryptography (the certificates): the project venv has both.
 """
 import datetime
 import http.client
 import importlib.util
 import ipaddress
 import os
-import re
 import shutil
 import signal
 import socket
@@ -59,15 +53,8 @@ def find_nginx():
 
 
 def nginx_build(nginx):
-    """The text `nginx -V` prints: the template's avatar_nginx_build (it decides everything that
-    depends on the Nginx and OpenSSL versions from it)."""
+    """The text `nginx -V` prints: the template's avatar_nginx_build."""
     return subprocess.run([nginx, "-V"], capture_output=True, text=True, check=True).stderr
-
-
-def nginx_version(nginx):
-    out = subprocess.run([nginx, "-v"], capture_output=True, text=True).stderr
-    m = re.search(r"nginx/(\d+)\.(\d+)\.(\d+)", out)
-    return tuple(int(x) for x in m.groups()) if m else (0, 0, 0)
 
 
 def load_renderer():
@@ -124,23 +111,19 @@ def make_certs(directory, host):
 
 
 MAIN_CONF = """\
-# Test main configuration, shaped like Debian's /etc/nginx/nginx.conf (same
-# http-level settings, including its permissive ssl_protocols, which the
-# shared tls.conf must override), with every path inside the test directory.
+# Shaped like Debian's nginx.conf (its permissive ssl_protocols included, which the site overrides),
+# every path in the test directory; the map hash sizes the deployments' nginx.conf sets.
 {user}worker_processes 1;
 pid {tmp}/nginx.pid;
 daemon off;
 error_log {tmp}/logs/main-error.log;
 events {{
-    # Debian ships 768. HTTP/3 takes one per QUIC connection and one per stream (about 7 per client
-    # connection): the bench's Debian 13 stack ran out of 768 at 100 HTTP/3 connections.
     worker_connections 4096;
 }}
 http {{
     sendfile on;
     tcp_nopush on;
     types_hash_max_size 2048;
-    # The site's maps are large: the deployments' nginx.conf sets these (not the site).
     map_hash_max_size 4096;
     map_hash_bucket_size 128;
     include mime.types;
@@ -169,10 +152,8 @@ def nginx_prefix(tmp, sites):
     shutil.copy("/etc/nginx/mime.types", conf_dir / "mime.types")   # nginx-common
     for name, text in sites.items():
         (conf_dir / "conf.d" / name).write_text(text)
-    # Run as root (the tests' way on these machines), the workers run as root too: they serve files
-    # of the checkout (images/), which www-data or nobody cannot read when the clone sits under a
-    # directory only its owner may enter (root's home, /root, is 0700). A test-only main
-    # configuration: a deployment's workers are www-data (Debian's nginx.conf, compose's image).
+    # As root, the workers too: they serve the checkout's images/, which www-data cannot read
+    # under a directory only its owner may enter (/root is 0700).
     user = "user root;\n" if os.geteuid() == 0 else ""
     main_conf = conf_dir / "nginx.conf"
     main_conf.write_text(MAIN_CONF.format(user=user, tmp=tmp))
@@ -181,8 +162,8 @@ def nginx_prefix(tmp, sites):
 
 def site_variables(host, http_port, https_port, app_port, cert, key, logs, acme_webroot,
                    images_dir=REPO / "images", build="", access_log_mode=None):
-    """The per-deployment variables (nginx/README.md) of a stack on 127.0.0.1; access_log_mode
-    None: the template's default (anonymous)."""
+    """The template's variables (nginx/README.md) for a stack on 127.0.0.1; access_log_mode None:
+    the template's default (anonymous)."""
     variables = {
         "avatar_server_name": host,
         "avatar_listen_addresses": ["127.0.0.1"],
@@ -221,8 +202,8 @@ class LoopbackStack:
     kind = "loopback"
 
     def __init__(self, images_dir=REPO / "images", access_log_mode=None, extra_variables=None):
-        """extra_variables: more template variables (nginx/README.md), e.g. avatar_tls false: the
-        avatar server then answers plain HTTP on http_port (https_port is unused)."""
+        """extra_variables: more template variables, e.g. avatar_tls false (then the avatar server
+        answers plain HTTP on http_port)."""
         self.images_dir = Path(images_dir)
         self.access_log_mode = access_log_mode
         self.extra_variables = dict(extra_variables or {})
@@ -233,11 +214,9 @@ class LoopbackStack:
             raise Unavailable(f"{JAR.relative_to(REPO)} is missing (run: make build)")
         if not shutil.which("java"):
             raise Unavailable("java is not installed")
-        self.version = nginx_version(self.nginx)
         self.tmp = Path(tempfile.mkdtemp(prefix="fox-avatar-stack-"))
         self.host, self.addr = LOOPBACK_HOST, "127.0.0.1"
-        # the sidecar's /metrics listener on a port of its own too: its default (ports.env's APP_METRICS_PORT) would be shared by
-        # every stack that runs at once
+        # the sidecar's /metrics listener too: two stacks at once must not share its default
         self.http_port, self.https_port, self.app_port, self.metrics_port = free_ports(4)
         self.redirect_port = self.https_port
         self.app = self.nginx_proc = None
@@ -249,7 +228,6 @@ class LoopbackStack:
             self.close()
             raise
 
-    # layout
     def _prepare(self):
         tmp = self.tmp
         self.logs = tmp / "logs"
@@ -276,7 +254,6 @@ class LoopbackStack:
         wait_for_port(self.https_port if self.tls else self.http_port, self.nginx_proc, "nginx",
                       self.logs / "nginx.stderr")
 
-    # the sidecar
     def start_app(self):
         if self.app and self.app.poll() is None:
             return
@@ -325,18 +302,12 @@ class LoopbackStack:
         return p.read_text() if p.exists() else ""
 
     def flush_logs(self):
-        """Have Nginx write out its buffered access log (the template buffers it, issue 36): a reopen
-        (SIGUSR1, what logrotate does) makes each worker write its buffer; then wait until the file stops
-        growing."""
-        if not (self.nginx_proc and self.nginx_proc.poll() is None):
-            return
-        self.nginx_proc.send_signal(signal.SIGUSR1)
-        p = self.logs / "access.log"
-        size, stable, deadline = -1, 0, time.monotonic() + 3
-        while stable < 3 and time.monotonic() < deadline:
-            time.sleep(0.05)
-            now = p.stat().st_size if p.exists() else 0
-            stable, size = (stable + 1 if now == size else 0), now
+        """Have Nginx write out its buffered access log (a reopen, SIGUSR1, as logrotate does), then
+        wait until the file stops growing."""
+        if self.nginx_proc and self.nginx_proc.poll() is None:
+            p = self.logs / "access.log"
+            settled(lambda: p.stat().st_size if p.exists() else 0,
+                    flush=lambda: self.nginx_proc.send_signal(signal.SIGUSR1), quiet=0.15, step=0.05)
 
     def access_log(self):
         self.flush_logs()

@@ -1,61 +1,53 @@
-"""The edge's monitoring on loopback: the loopback stack (the real jar behind a real Nginx, tests/stack)
-rendered with the stub_status listener and the fallback feed, and Debian's mtail, nginx-exporter and
-blackbox_exporter as child processes, each on free loopback ports, with the project's own files
-(monitoring/). No pytest fixtures here (conftest.py); the Prometheus server that scrapes them all:
-prometheus_server.py."""
+"""The monitored edge on loopback: the loopback stack rendered with the stub_status listener and the
+fallback feed (its access logs off: the feed must not depend on them), Debian's mtail, nginx-exporter,
+blackbox_exporter and Prometheus as child processes on free ports, with the project's own files
+(monitoring/). Fixtures: conftest.py."""
+import json
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 
+import yaml
+
 import loopback
-from stack.stacks import REPO, LoopbackStack, free_ports, load_renderer
+from stack.stacks import REPO, LoopbackStack, free_ports
 
 MONITORING = REPO / "monitoring"
 MTAIL_PROGS = MONITORING / "mtail"
 BLACKBOX_CONFIG = MONITORING / "blackbox" / "blackbox.yml"
 RULES = MONITORING / "prometheus" / "fox-avatar.rules.yml"
 RULES_TESTS = MONITORING / "prometheus" / "fox-avatar.rules.test.yml"
-
-# Debian 12's names for the tools (Debian 13's are the same, but nginx-exporter's flags have two dashes).
-MTAIL = "mtail"
-NGINX_EXPORTER = "prometheus-nginx-exporter"
-BLACKBOX = "prometheus-blackbox-exporter"
-PROMTOOL = "promtool"
+CONFIG = MONITORING / "prometheus" / "prometheus.yml"
+# Debian 12's names (Debian 13's are the same; nginx-exporter's flags there take two dashes).
+MTAIL, NGINX_EXPORTER, BLACKBOX = "mtail", "prometheus-nginx-exporter", "prometheus-blackbox-exporter"
+PROMTOOL, PROMETHEUS, WRK = "promtool", "prometheus", "wrk"
 
 
 class MonitoredStack(LoopbackStack):
-    """The loopback stack with avatar_status_listen and avatar_fallback_syslog set (nginx/README.md),
-    and avatar_access_log_mode "off": the fallback feed must not depend on the access logs."""
-
     def __init__(self):
         self.status_port, self.feed_port = free_ports(2)
-        super().__init__(access_log_mode="off")
-
-    def _prepare(self):
-        super()._prepare()
-        self.variables["avatar_status_listen"] = [f"127.0.0.1:{self.status_port}"]
-        self.variables["avatar_fallback_syslog"] = f"127.0.0.1:{self.feed_port}"
-        self.site = load_renderer()(self.variables)
-        (self.conf_dir / "conf.d" / "fox-avatar.conf").write_text(self.site)
+        super().__init__(access_log_mode="off", extra_variables={
+            "avatar_status_listen": [f"127.0.0.1:{self.status_port}"],
+            "avatar_fallback_syslog": f"127.0.0.1:{self.feed_port}"})
 
     def certificate_not_after(self):
-        """The served certificate's notAfter (the first of fullchain.pem), in Unix seconds."""
         from cryptography import x509
         cert = x509.load_pem_x509_certificate((self.tmp / "fullchain.pem").read_bytes())
         return int(cert.not_valid_after_utc.timestamp())
 
 
 class Process:
-    """A child process listening on 127.0.0.1:port; its output in log."""
+    """A child process listening on 127.0.0.1:port; its output in log_dir/NAME.log."""
 
     def __init__(self, name, args, port, log_dir):
-        self.name, self.port = name, port
-        self.log = Path(log_dir) / f"{name}.log"
+        self.name, self.port, self.log = name, port, Path(log_dir) / f"{name}.log"
         self.proc = subprocess.Popen(args, stdout=open(self.log, "wb"), stderr=subprocess.STDOUT)
         loopback.wait_for_port(port, self.proc, name, self.log)
 
@@ -76,25 +68,27 @@ class Process:
                 self.proc.wait()
 
 
-def start_mtail(feed_port, log_dir):
+def start(name, args, log_dir):
+    """args: a function of the free port it gets."""
     port, = free_ports(1)
-    return Process("mtail", [
-        MTAIL, "-progs", str(MTAIL_PROGS), "-logs", f"udp://127.0.0.1:{feed_port}",
-        "-address", "127.0.0.1", "-port", str(port), "-emit_prog_label=false", "-logtostderr"],
-        port, log_dir)
+    return Process(name, args(port), port, log_dir)
+
+
+def start_mtail(feed_port, log_dir):
+    return start("mtail", lambda port: [MTAIL, "-progs", str(MTAIL_PROGS), "-logs", f"udp://127.0.0.1:{feed_port}",
+                                        "-address", "127.0.0.1", "-port", str(port), "-emit_prog_label=false",
+                                        "-logtostderr"], log_dir)
 
 
 def start_nginx_exporter(status_port, log_dir):
-    port, = free_ports(1)
-    return Process("nginx-exporter", [
-        NGINX_EXPORTER, f"-nginx.scrape-uri=http://127.0.0.1:{status_port}/stub_status",
-        f"-web.listen-address=127.0.0.1:{port}"], port, log_dir)
+    return start("nginx-exporter", lambda port: [NGINX_EXPORTER, f"-web.listen-address=127.0.0.1:{port}",
+                                                 f"-nginx.scrape-uri=http://127.0.0.1:{status_port}/stub_status"],
+                 log_dir)
 
 
 def start_blackbox(config, log_dir):
-    port, = free_ports(1)
-    return Process("blackbox", [
-        BLACKBOX, f"--config.file={config}", f"--web.listen-address=127.0.0.1:{port}"], port, log_dir)
+    return start("blackbox", lambda port: [BLACKBOX, f"--config.file={config}",
+                                           f"--web.listen-address=127.0.0.1:{port}"], log_dir)
 
 
 _SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
@@ -105,12 +99,10 @@ def parse_metrics(text):
     """Prometheus text format -> {(name, frozenset of (label, value)): float}."""
     samples = {}
     for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        m = _SAMPLE.match(line)
-        assert m, f"not a sample line: {line!r}"
-        labels = frozenset(_LABEL.findall(m.group(2) or ""))
-        samples[(m.group(1), labels)] = float(m.group(3))
+        if line and not line.startswith("#"):
+            m = _SAMPLE.match(line)
+            assert m, f"not a sample line: {line!r}"
+            samples[(m.group(1), frozenset(_LABEL.findall(m.group(2) or "")))] = float(m.group(3))
     return samples
 
 
@@ -123,18 +115,66 @@ def tool_missing(*names):
     return [n for n in names if not shutil.which(n)]
 
 
-def source_socket(address):
-    """A TCP socket bound to a loopback source address of its own (127.0.0.23: not 127.0.0.1)."""
-    s = socket.socket()
-    s.bind((address, 0))
-    return s
-
-
-def wait_until(check, seconds=5.0):
-    """check() until it returns true, or its last result after seconds."""
+def wait_until(check, seconds=10.0):
+    """check() until it returns something true, or its last result after seconds."""
     deadline = time.monotonic() + seconds
-    while True:
-        result = check()
-        if result or time.monotonic() > deadline:
-            return result
+    while not (result := check()) and time.monotonic() < deadline:
         time.sleep(0.1)
+    return result
+
+
+def render_config(edge, blackbox, mtail, nginx_exporter):
+    """prometheus.yml with its default addresses moved to the loopback ports, every interval 1 s and
+    the rules file by its absolute path."""
+    text = CONFIG.read_text()
+    for old, new in {"127.0.0.1:8081": f"127.0.0.1:{edge.metrics_port}",
+                     "127.0.0.1:9113": f"127.0.0.1:{nginx_exporter.port}",
+                     "127.0.0.1:3903": f"127.0.0.1:{mtail.port}", "127.0.0.1:9115": f"127.0.0.1:{blackbox.port}",
+                     "https://avatar.example.org/": f"https://127.0.0.1:{edge.https_port}/"}.items():
+        assert old in text, f"{CONFIG.name} names no {old} any more: update {__name__}"
+        text = text.replace(old, new)
+    config = yaml.safe_load(text)
+    config["global"].update(scrape_interval="1s", evaluation_interval="1s")
+    config["rule_files"] = [str(CONFIG.parent / name) for name in config["rule_files"]]
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def seconds(stamp):
+    """Prometheus's lastScrape/lastEvaluation (2026-11-25T13:23:24.123456789Z) in Unix seconds."""
+    head, _, frac = stamp.rstrip("Z").partition(".")
+    return datetime.fromisoformat(head + "+00:00").timestamp() + float(f"0.{frac or 0}")
+
+
+class Prometheus(Process):
+    """Its own TSDB in tmp, its UI and API on a free port; ready (storage open) when constructed."""
+
+    def __init__(self, config, tmp, log_dir):
+        port, = free_ports(1)
+        super().__init__("prometheus", [PROMETHEUS, f"--config.file={config}", f"--web.listen-address=127.0.0.1:{port}",
+                                        f"--storage.tsdb.path={tmp / 'prometheus-data'}"], port, log_dir)
+        self.url = f"http://127.0.0.1:{port}"
+        assert wait_until(self.ready, 30), f"prometheus not ready within 30 s: {self.log}"
+
+    def ready(self):
+        try:
+            return self.get("/-/ready") is not None
+        except urllib.error.URLError:
+            return False
+
+    def api(self, path, **params):
+        body = json.loads(self.get(f"/api/v1/{path}?{urllib.parse.urlencode(params)}"))
+        assert body["status"] == "success", body
+        return body["data"]
+
+    def query(self, expr):
+        """An instant query: {frozenset of its labels: value}."""
+        return {frozenset(r["metric"].items()): float(r["value"][1]) for r in self.api("query", query=expr)["result"]}
+
+    def wait_for_targets(self, timeout=30):
+        """Until every target has been scraped, healthy, since now."""
+        start = time.time()
+
+        def scraped():
+            targets = self.api("targets", state="active")["activeTargets"]
+            return targets and all(t["health"] == "up" and seconds(t["lastScrape"]) > start for t in targets)
+        assert wait_until(scraped, timeout), f"not every target up: {self.api('targets', state='active')}"

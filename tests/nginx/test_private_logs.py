@@ -11,18 +11,15 @@ import shutil
 import socket
 import ssl
 import subprocess
-import sys
 import tempfile
 import urllib.parse
 
 import pytest
 
 import loopback
-from imageset import read_manifest
-from imageset.nginx import template_data
 from stack.private_values import (FORWARDED_FOR, FULL_KEEPS, KEY, MD5, REFERER, SECRETS, SHA256, UNKNOWN,
                                    USER_AGENT)
-from stack.stacks import NGINX_DIR, LoopbackStack, free_ports, load_renderer
+from stack.stacks import NGINX_DIR, LoopbackStack, free_ports
 
 CLIENT = "127.0.0.23"                       # not 127.0.0.1: the upstream's address is in the logs
 # The values sent (tests/stack/private_values.py), and this client's own address.
@@ -70,9 +67,7 @@ def run_requests(stack):
             assert send(stack, path, https) == 302, path
     finally:
         stack.start_app()
-    # the access log is buffered (nginx/fox-avatar.conf.j2): written out, and every file of the logs
-    # (the sidecar's output too) waited for until it stops changing
-    stack.flush_logs()
+    stack.flush_logs()   # the access log is buffered
     logs = {f.name: f.read_text(errors="replace") for f in sorted(stack.logs.iterdir()) if f.is_file()}
     assert "app.log" in logs and "listening on" in logs["app.log"], sorted(logs)
     return logs
@@ -114,10 +109,11 @@ def test_default_anonymous_logs_hold_no_key_hash_referer_agent_or_client_address
     assert not leaks, f"the default logs personal data: {leaks}"
 
 
-def test_off_logs_hold_no_key_hash_referer_agent_or_client_address(off):
+def test_off_writes_no_access_or_fallback_line_and_no_personal_data(off):
     stack, logs = off
     leaks = {name: found(logs, name)[:2] for name in SECRETS if found(logs, name)}
     assert not leaks, f"off logs personal data: {leaks}"
+    assert logs.get("access.log", "") == "" and logs.get("fallback.log", "") == "" and logs["error.log"] == "", logs
 
 
 def test_full_logs_hold_them_all(full):
@@ -142,47 +138,6 @@ def test_anonymous_log_keeps_the_network_route_status_and_fallback_of_every_requ
     assert len(fallback) == 7 and all("fallback=1" in line and line.startswith("127.0.0.0 ") for line in fallback)
     assert logs["error.log"] == "", "the error log takes only alerts: " + logs["error.log"]
 
-
-def test_off_writes_no_access_or_fallback_line(off):
-    stack, logs = off
-    assert logs.get("access.log", "") == "" and logs.get("fallback.log", "") == "", logs
-    assert logs["error.log"] == ""
-    site = (stack.conf_dir / "conf.d" / "fox-avatar.conf").read_text()
-    assert site.count("access_log off;") == 2, "both servers"
-
-
-def test_an_unknown_access_log_mode_is_refused_naming_the_variable():
-    variables = {"avatar_access_log_mode": "verbose"}
-    with pytest.raises(Exception) as refused:
-        load_renderer()(variables | _required())
-    assert "avatar_access_log_mode" in str(refused.value)
-    out = subprocess.run([sys.executable, str(NGINX_DIR / "render.py"), "avatar_access_log_mode=verbose",
-                          *(f"{k}={v}" for k, v in _required().items() if k != "avatar_image_set"),
-                          "--images", str(loopback.REPO / "images")], capture_output=True, text=True)
-    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "avatar_access_log_mode" in out.stderr, out.stderr
-
-
-def test_yaml_false_is_off_and_the_default_is_anonymous():
-    """A bare `off` in an Ansible inventory arrives as false."""
-    off = load_renderer()(_required() | {"avatar_access_log_mode": False})
-    assert off.count("access_log off;") == 2 and off.count(" alert;") == 2
-    default = load_renderer()(_required())
-    # port 80's line and the HTTPS server's (buffered, issue 36)
-    assert default.count(" avatar_anonymous;") == 1 and default.count(" avatar_anonymous buffer=4k flush=1s;") == 1
-    assert "avatar_anonymous if=$avatar_fallback;" in default
-    assert default.count(" alert;") == 2
-    full = load_renderer()(_required() | {"avatar_access_log_mode": "full"})
-    assert full.count(" avatar;") == 1 and full.count(" avatar buffer=4k flush=1s;") == 1 and " alert;" not in full
-
-
-def _required():
-    return {"avatar_server_name": "avatar.example.org", "avatar_tls_certificate": "/c.pem",
-            "avatar_tls_certificate_key": "/k.pem", "avatar_images_root": "/srv/i",
-            "avatar_nginx_build": "nginx version: nginx/1.22.1",
-            "avatar_image_set": template_data(read_manifest(loopback.REPO / "images"))}
-
-
-# --- the client's network: http.conf's map on a real Nginx ------------------------------------
 
 NETWORKS = {
     "203.0.113.77": "203.0.113.0",

@@ -134,29 +134,24 @@ def while_stopped(*batches):
         return [list(pool.map(lambda call: call(), batch)) for batch in batches]
 
 
-def wait_for_sidecar(stack, seconds=30):
-    """After stack.start_app(): until the sidecar answers `/` again. The fallback's 302 carries Nginx's
-    small HTML page; the sidecar's has an empty body."""
-    deadline = time.monotonic() + seconds
-    while True:
-        r = get(stack, "/?while=started")
-        assert r.status == 302, r.status
-        if b"<html>" not in r.body:
-            return
-        assert time.monotonic() < deadline, f"the sidecar did not take over again within {seconds} s"
-        time.sleep(0.5)
+def wait_for_sidecar(stack, seconds=30, https=True):
+    """After stack.start_app(): until the sidecar answers `/` again (its 302 has an empty body; the
+    fallback's carries Nginx's small HTML page)."""
+    _wait_for(stack, seconds, https, fallback=False)
 
 
-def wait_for_fallback(stack, seconds=30):
-    """After stack.stop_app(): until the avatar URL is answered by Nginx's fallback (its 302 carries
-    Nginx's small HTML page). Under compose, Nginx reloads when the app's address goes (the pool
-    file, 40-app-pool.sh): a browser's kept connection to the old workers is closed then, and a
-    request sent on it at that moment fails; after this, it has gone."""
+def wait_for_fallback(stack, seconds=30, https=True):
+    """After stack.stop_app(): until Nginx's fallback answers `/`. (Under compose Nginx reloads when
+    the app's address goes: a kept connection to the old workers may fail at that moment.)"""
+    _wait_for(stack, seconds, https, fallback=True)
+
+
+def _wait_for(stack, seconds, https, fallback):
     deadline = time.monotonic() + seconds
     while True:
-        r = get(stack, "/?while=stopped")
+        r = get(stack, "/?while=waiting", https=https)
         assert r.status == 302, r.status
-        if b"<html>" in r.body:
+        if (b"<html>" in r.body) == fallback:
             return
-        assert time.monotonic() < deadline, f"the fallback did not answer within {seconds} s"
+        assert time.monotonic() < deadline, f"{'the fallback' if fallback else 'the sidecar'} did not answer within {seconds} s"
         time.sleep(0.5)
