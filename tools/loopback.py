@@ -66,46 +66,39 @@ def load_renderer():
 
 
 def make_certs(directory, host):
-    """A throwaway CA and a server certificate for host + 127.0.0.1 signed by it."""
+    """A throwaway CA and a server certificate for host and 127.0.0.1 signed by it (two days)."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
     now = datetime.datetime.now(datetime.timezone.utc)
-    ca_key = ec.generate_private_key(ec.SECP256R1())
+
+    def certificate(name, issuer, public_key, signing_key, *extensions):
+        builder = (x509.CertificateBuilder().subject_name(name).issuer_name(issuer).public_key(public_key)
+                   .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
+                   .not_valid_after(now + datetime.timedelta(days=2)))
+        for extension, critical in extensions:
+            builder = builder.add_extension(extension, critical=critical)
+        return builder.sign(signing_key, hashes.SHA256())
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "fox-avatar throwaway test CA")])
-    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name)
-          .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
-          .not_valid_before(now - datetime.timedelta(hours=1))
-          .not_valid_after(now + datetime.timedelta(days=2))
-          .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-          .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False),
-                         critical=True)
-          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
-          .sign(ca_key, hashes.SHA256()))
-    key = ec.generate_private_key(ec.SECP256R1())
-    cert = (x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)]))
-            .issuer_name(ca_name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(hours=1))
-            .not_valid_after(now + datetime.timedelta(days=2))
-            .add_extension(x509.SubjectAlternativeName([
-                x509.DNSName(host), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(x509.KeyUsage(True, False, False, False, False, False, False, False, False),
-                           critical=True)
-            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
-                           critical=False)
-            .sign(ca_key, hashes.SHA256()))
+    ca = certificate(ca_name, ca_name, ca_key.public_key(), ca_key,
+                     (x509.BasicConstraints(ca=True, path_length=0), True),
+                     (x509.KeyUsage(False, False, False, False, False, True, True, False, False), True),
+                     (x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), False))
+    cert = certificate(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)]), ca_name, key.public_key(), ca_key,
+                       (x509.SubjectAlternativeName([x509.DNSName(host),
+                                                     x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False),
+                       (x509.BasicConstraints(ca=False, path_length=None), True),
+                       (x509.KeyUsage(True, False, False, False, False, False, False, False, False), True),
+                       (x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), False),
+                       (x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), False))
     pem = serialization.Encoding.PEM
     paths = {"ca": directory / "ca.pem", "cert": directory / "fullchain.pem", "key": directory / "privkey.pem"}
     paths["ca"].write_bytes(ca.public_bytes(pem))
     paths["cert"].write_bytes(cert.public_bytes(pem) + ca.public_bytes(pem))
-    paths["key"].write_bytes(key.private_bytes(pem, serialization.PrivateFormat.PKCS8,
-                                               serialization.NoEncryption()))
+    paths["key"].write_bytes(key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
     paths["key"].chmod(0o600)
     return paths
 
@@ -164,21 +157,14 @@ def site_variables(host, http_port, https_port, app_port, cert, key, logs, acme_
                    images_dir=REPO / "images", build="", access_log_mode=None):
     """The template's variables (nginx/README.md) for a stack on 127.0.0.1; access_log_mode None:
     the template's default (anonymous)."""
+    logs = Path(logs)
     variables = {
-        "avatar_server_name": host,
-        "avatar_listen_addresses": ["127.0.0.1"],
-        "avatar_http_port": http_port,
-        "avatar_https_port": https_port,
-        "avatar_nginx_build": build,
-        "avatar_tls_certificate": str(cert),
-        "avatar_tls_certificate_key": str(key),
-        "avatar_upstream_servers": [f"127.0.0.1:{app_port}"],
-        "avatar_images_root": str(images_dir),
-        "avatar_image_set": template_data(read_manifest(images_dir)),
-        "avatar_acme_webroot": str(acme_webroot),
-        "avatar_access_log": str(Path(logs) / "access.log"),
-        "avatar_fallback_log": str(Path(logs) / "fallback.log"),
-        "avatar_error_log": str(Path(logs) / "error.log"),
+        "avatar_server_name": host, "avatar_listen_addresses": ["127.0.0.1"], "avatar_http_port": http_port,
+        "avatar_https_port": https_port, "avatar_nginx_build": build, "avatar_tls_certificate": str(cert),
+        "avatar_tls_certificate_key": str(key), "avatar_upstream_servers": [f"127.0.0.1:{app_port}"],
+        "avatar_images_root": str(images_dir), "avatar_image_set": template_data(read_manifest(images_dir)),
+        "avatar_acme_webroot": str(acme_webroot), "avatar_access_log": str(logs / "access.log"),
+        "avatar_fallback_log": str(logs / "fallback.log"), "avatar_error_log": str(logs / "error.log"),
     }
     if access_log_mode is not None:
         variables["avatar_access_log_mode"] = access_log_mode
@@ -205,8 +191,6 @@ class LoopbackStack:
         """extra_variables: more template variables, e.g. avatar_tls false (then the avatar server
         answers plain HTTP on http_port)."""
         self.images_dir = Path(images_dir)
-        self.access_log_mode = access_log_mode
-        self.extra_variables = dict(extra_variables or {})
         self.nginx = find_nginx()
         if not self.nginx:
             raise Unavailable("nginx is not installed (tests/nginx/run.sh and bench/run.sh install it)")
@@ -221,38 +205,28 @@ class LoopbackStack:
         self.redirect_port = self.https_port
         self.app = self.nginx_proc = None
         try:
-            self._prepare()
-            self._start_nginx()
+            self.logs, self.acme_webroot, self.conf_dir = self.tmp / "logs", self.tmp / "acme", self.tmp / "conf"
+            self.acme_webroot.mkdir()
+            certs = make_certs(self.tmp, self.host)
+            self.ca_file = str(certs["ca"])
+            self.variables = {**site_variables(
+                self.host, self.http_port, self.https_port, self.app_port, certs["cert"], certs["key"], self.logs,
+                self.acme_webroot, self.images_dir, build=nginx_build(self.nginx), access_log_mode=access_log_mode),
+                **(extra_variables or {})}
+            self.tls = self.variables.get("avatar_tls", True) is not False
+            self.main_conf = nginx_prefix(self.tmp, {"fox-avatar.conf": load_renderer()(self.variables)})
+            self.nginx_proc = subprocess.Popen(self.nginx_args(), stdout=subprocess.DEVNULL,
+                                               stderr=open(self.logs / "nginx.stderr", "wb"))
+            wait_for_port(self.https_port if self.tls else self.http_port, self.nginx_proc, "nginx",
+                          self.logs / "nginx.stderr")
             self.start_app()
         except BaseException:
             self.close()
             raise
 
-    def _prepare(self):
-        tmp = self.tmp
-        self.logs = tmp / "logs"
-        self.acme_webroot = tmp / "acme"
-        self.acme_webroot.mkdir()
-        certs = make_certs(tmp, self.host)
-        self.ca_file = str(certs["ca"])
-        self.conf_dir = tmp / "conf"
-        self.variables = site_variables(
-            self.host, self.http_port, self.https_port, self.app_port, certs["cert"], certs["key"],
-            self.logs, self.acme_webroot, self.images_dir,
-            build=nginx_build(self.nginx), access_log_mode=self.access_log_mode)
-        self.variables.update(self.extra_variables)
-        self.tls = self.extra_variables.get("avatar_tls", True) is not False
-        self.main_conf = nginx_prefix(tmp, {"fox-avatar.conf": load_renderer()(self.variables)})
-
     def nginx_args(self, *extra):
         return [self.nginx, "-p", str(self.tmp), "-c", str(self.main_conf),
                 "-e", str(self.logs / "startup-error.log"), *extra]
-
-    def _start_nginx(self):
-        self.nginx_proc = subprocess.Popen(self.nginx_args(), stdout=subprocess.DEVNULL,
-                                           stderr=open(self.logs / "nginx.stderr", "wb"))
-        wait_for_port(self.https_port if self.tls else self.http_port, self.nginx_proc, "nginx",
-                      self.logs / "nginx.stderr")
 
     def start_app(self):
         if self.app and self.app.poll() is None:
@@ -277,13 +251,7 @@ class LoopbackStack:
         raise RuntimeError("the jar did not answer /healthz within 30 s")
 
     def stop_app(self):
-        if self.app and self.app.poll() is None:
-            self.app.send_signal(signal.SIGTERM)
-            try:
-                self.app.wait(15)
-            except subprocess.TimeoutExpired:
-                self.app.kill()
-                self.app.wait()
+        _stop(self.app, signal.SIGTERM, 15)
 
     def pause_app(self):
         """Freeze the sidecar (it accepts connections, answers nothing)."""
@@ -317,15 +285,19 @@ class LoopbackStack:
     def close(self):
         if self.app and self.app.poll() is None:
             self.resume_app()
-            self.stop_app()
-        if self.nginx_proc and self.nginx_proc.poll() is None:
-            self.nginx_proc.send_signal(signal.SIGQUIT)   # graceful
-            try:
-                self.nginx_proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.nginx_proc.kill()
-                self.nginx_proc.wait()
+        _stop(self.app, signal.SIGTERM, 15)
+        _stop(self.nginx_proc, signal.SIGQUIT, 10)   # graceful
         if os.environ.get("AVATAR_KEEP_TMP"):
             print(f"kept {self.tmp}")
         else:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _stop(proc, sig, seconds):
+    if proc and proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(seconds)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -3,8 +3,8 @@
     text = settled(read, flush=flush)   # flush(), then read() until it stops changing
     until(check, "what was waited for")   # check() until it returns something true
 
-Nginx buffers the avatar access log (buffer=4k flush=1s): a test that counts lines first has Nginx
-write its buffers out (a reopen, as logrotate does), then reads until the file stops changing.
+Nginx buffers the access log: a test that counts lines has it written out first, then reads until
+the file stops changing.
 """
 import time
 

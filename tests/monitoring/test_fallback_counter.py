@@ -4,7 +4,7 @@ logs are off (the feed does not depend on them)."""
 import re
 import time
 
-from monitoring.edge import start_mtail, value, wait_until
+from monitoring.conftest import start_mtail, value, wait_until
 from stack.client import get, request, wait_for_sidecar
 
 HASH = "0123456789abcdef0123456789abcdef"

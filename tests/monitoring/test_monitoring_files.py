@@ -6,8 +6,7 @@ import subprocess
 
 import pytest
 
-from monitoring.conftest import need
-from monitoring.edge import BLACKBOX, BLACKBOX_CONFIG, MTAIL, MTAIL_PROGS, RULES, RULES_TESTS
+from monitoring.conftest import BLACKBOX, BLACKBOX_CONFIG, MTAIL, MTAIL_PROGS, RULES, RULES_TESTS, need
 
 
 def run(*args):

@@ -1,7 +1,6 @@
-"""Debian 12's Prometheus really scrapes the edge with the operator's file
-(monitoring/prometheus/prometheus.yml, its addresses moved to the loopback ports) and the real rules:
-every target up, every alert loaded and quiet, and its own UI graphs the stack under a short wrk load
-in headless Chromium.
+"""Debian 12's Prometheus scrapes the edge with the operator's file (its addresses moved to the
+loopback ports) and the real rules: every target up, every alert loaded and quiet, and its own UI
+graphs the stack under a short wrk load in headless Chromium.
 
 FOX_AVATAR_SCREENSHOT=PATH makes the load 30 s long, in steps, and saves the graph page as PNG
 (docs/prometheus.png: FOX_AVATAR_SCREENSHOT=$PWD/docs/prometheus.png CI=true tests/monitoring/run.sh
@@ -14,8 +13,7 @@ import time
 import urllib.parse
 from collections import Counter
 
-from monitoring.conftest import need
-from monitoring.edge import CONFIG, RULES, WRK, seconds, wait_until
+from monitoring.conftest import CONFIG, RULES, WRK, need, seconds, wait_until
 
 SCREENSHOT = os.environ.get("FOX_AVATAR_SCREENSHOT")
 
@@ -34,9 +32,8 @@ def test_every_target_is_up(prometheus):
     up = prometheus.query("up")
     assert Counter(dict(labels)["job"] for labels in up) == {
         "fox-avatar-app": 1, "fox-avatar-nginx": 1, "fox-avatar-mtail": 1, "fox-avatar-probe": 2}, up
-    # Every one up, and what the exporters report through it: Nginx read, both probes passed. Waited
-    # for: a scrape slower than the 1 s interval on a busy machine counts as down until the next.
-    def healthy():
+
+    def healthy():   # waited for: a scrape slower than 1 s on a busy machine counts as down until the next
         probes = {dict(labels)["module"]: v
                   for labels, v in prometheus.query('probe_success{job="fox-avatar-probe"}').items()}
         return (set(prometheus.query("up").values()) == {1.0}
@@ -101,9 +98,8 @@ PANELS = ['sum by (route) (rate(fox_avatar_requests_total{job="fox-avatar-app"}[
 
 
 def graph_url(prometheus, range_input):
-    params = {}
-    for i, expr in enumerate(PANELS):
-        params.update({f"g{i}.expr": expr, f"g{i}.tab": "0", f"g{i}.range_input": range_input})
+    params = {f"g{i}.{k}": v for i, expr in enumerate(PANELS) for k, v in
+              (("expr", expr), ("tab", "0"), ("range_input", range_input))}
     return f"{prometheus.url}/graph?{urllib.parse.urlencode(params)}"
 
 
@@ -126,11 +122,8 @@ def test_prometheus_graphs_the_stack_under_load_in_a_browser(edge, prometheus, b
     time.sleep(2)       # a scrape after the load's last second
     browser.get(graph_url(prometheus, range_input))
 
-    def drawn():
-        panels = rendered_panels(browser)
-        done = len(panels) == len(PANELS) and all(p["error"] or p["lines"] for p in panels)
-        return panels if done else None
-    panels = wait_until(drawn, 20)
+    panels = wait_until(lambda: len(p := rendered_panels(browser)) == len(PANELS)
+                        and all(x["error"] or x["lines"] for x in p) and p, 20)
     assert panels, f"the graphs were not drawn within 20 s: {rendered_panels(browser)}"
     by_route, by_format = panels
     for panel in panels:

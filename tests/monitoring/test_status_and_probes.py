@@ -6,7 +6,7 @@ import socket
 import subprocess
 import urllib.parse
 
-from monitoring.edge import parse_metrics, value
+from monitoring.conftest import parse_metrics, value
 from stack.client import get
 
 

@@ -1,7 +1,6 @@
-"""The nginx layer's fixtures: the loopback stack as such (its files and processes), and a real
-browser: Debian's headless Chromium through Debian's chromium-driver, trusting the stack's test CA
-through an NSS database under a temporary HOME (no certificate error ignored: Chromium would cache
-nothing over one), and pages of the tests' own served from another origin."""
+"""The nginx layer's fixtures: the loopback stack as such (its files and processes); Debian's headless
+Chromium trusting the stack's test CA (an NSS database under a temporary HOME: no certificate error
+ignored, over which Chromium would cache nothing); pages of the tests' own on another origin."""
 import contextlib
 import functools
 import http.server
@@ -40,9 +39,7 @@ def browser(stack, tmp_path_factory):
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
     extra_headers = {}
-
-    def log_message(self, *args):
-        pass
+    log_message = lambda self, *args: None   # noqa: E731  (quiet)
 
     def end_headers(self):
         for name, value in self.extra_headers.items():
@@ -66,10 +63,3 @@ def serve_html(tmp_path_factory, name, body, style="", headers=None):
     finally:
         server.shutdown()
         server.server_close()
-
-
-def keyed_img(stack, i, name, size):
-    """NAME's avatar as a page embeds it: SIZE px, twice that for 2x screens; id aI."""
-    def url(px):
-        return f"{stack.https_origin()}/?s={px}&u={name.lower()}%40example.org"
-    return f'<img id="a{i}" alt="{name}" width="{size}" height="{size}" src="{url(size)}" srcset="{url(2 * size)} 2x">'

@@ -1,9 +1,7 @@
-"""Behind the owner's proxy (docs/behind-a-proxy.md), on a real Nginx: avatar_tls false, the proxy
-terminates TLS, and the avatar server answers plain HTTP on avatar_http_port with the same 302s,
-images, caching, cross-origin headers and fallback, and no HSTS, no Alt-Svc, nothing on a TLS port.
-avatar_real_ip_from: only those peers name the client (X-Forwarded-For), so the private log keeps the
-visitor's network; anyone else's header changes nothing. Requests come from 127.0.0.1 (the proxy)
-or 127.0.5.23 (anyone else); the log is the template's default (anonymous: the client's /24)."""
+"""Behind the owner's proxy (docs/behind-a-proxy.md), on a real Nginx. avatar_tls false: plain HTTP
+on avatar_http_port with the same 302s, images, caching, cross-origin headers and fallback, and no
+HSTS, no Alt-Svc, nothing on a TLS port. avatar_real_ip_from: only those peers name the client, so
+the (default, anonymous) log keeps the visitor's network; anyone else's X-Forwarded-For changes nothing."""
 import re
 import socket
 

@@ -1,7 +1,6 @@
-"""What the site does around the sidecar, on the loopback stack (the real jar behind a real Nginx):
-the headers of every kind of answer, revalidation, the 404 for anything outside the set (never
-Java's, never a file outside the root), an earlier set's names, the ACME webroot, what crosses the
-hop to the sidecar, its keep-alive pool and the buffered access log."""
+"""What the site does around the sidecar, on the loopback stack: every answer's headers, revalidation,
+Nginx's 404 outside the set (never Java's, never a file outside the root), an earlier set's names,
+ACME, the hop to the sidecar and its keep-alive pool, the buffered access log, testssl's audit."""
 import re
 import socket
 import threading
@@ -11,6 +10,7 @@ from settle import until
 from stack.client import get, raw, request, tls_socket
 from stack.headers import assert_header_set
 from stack.images import assert_served_image, manifest, redirect_entry  # noqa: F401 (fixture)
+from stack.tls_audit import assert_no_weak_tls, run_testssl
 
 HASH = "0bc83cb571cd1c50ba6f3e8a78ef1346"
 
@@ -35,6 +35,10 @@ def test_every_kind_of_answer_carries_the_header_set_once(loopback, manifest):
         assert r.status == status, (what, r.status)
         assert_header_set(loopback, r, what=what)
         assert r.header("Server") in (None, "nginx") and not re.search(rb"nginx/\d", r.body), what
+    # an earlier set's name: sent on, never cached, to this set's file of that picture, size and format
+    retired = answers["an earlier set's name"][0]
+    assert retired.header("Cache-Control") == "no-store"
+    assert "/" + redirect_entry(loopback, manifest, retired).path == manifest.answer(1, 64, "png")
 
 
 def test_a_revalidated_image_costs_a_304(loopback, manifest):
@@ -84,12 +88,6 @@ def test_no_request_reads_a_file_outside_the_set(loopback, manifest):
         assert r.status in (200, 302, 400, 404), (target, r.status)
         assert b"root:" not in r.body and b"ssl_" not in r.body and b"-Xmx" not in r.body, target
         assert r.status != 200 or r.body in served, target
-
-
-def test_an_earlier_sets_name_is_sent_on_to_this_sets_file_of_that_picture(loopback, manifest):
-    r = get(loopback, "/a/Renard-1-64.0000000000.png")
-    assert r.status == 302 and r.header("Cache-Control") == "no-store", (r.status, r.headers)
-    assert "/" + redirect_entry(loopback, manifest, r).path == manifest.answer(1, 64, "png")
 
 
 def test_port_80_serves_the_acme_webroots_files(loopback):
@@ -165,3 +163,6 @@ def test_the_access_log_is_buffered_and_written_out_within_a_second_or_two(loopb
         assert "x=buffer-check " not in path.read_text(), "written at once: not buffered"
     until(lambda: "x=buffer-check " in path.read_text(), "the buffered line written out")
 
+
+def test_testssl_finds_no_weak_protocol_cipher_dhe_or_group(loopback, tmp_path):
+    assert_no_weak_tls(run_testssl(loopback.host, loopback.addr, loopback.https_port, tmp_path / "testssl.json"))

@@ -38,12 +38,6 @@ class Stack:
     http3 = pq = None           # True/False: the stack must/must not serve HTTP/3, X25519MLKEM768
     client_network = "host"     # docker network of the Debian 13 client container
 
-    def stop_app(self):
-        raise NotImplementedError
-
-    def start_app(self):
-        raise NotImplementedError
-
     def fallback_log(self):
         """Text of Nginx's fallback log, or None when this stack cannot tell."""
         return None
@@ -61,8 +55,6 @@ def _flag(env, name):
         pytest.fail(f"{name}: must be 1 or 0, not {value!r}", pytrace=False)
     return value == "1"
 
-
-# --- external ---------------------------------------------------------------
 
 class ExternalStack(Stack):
     kind = "external"
@@ -107,8 +99,6 @@ class ExternalStack(Stack):
         return subprocess.run(self._log_cmd, shell=True, check=True, timeout=60,
                               capture_output=True, text=True).stdout
 
-
-# --- loopback ---------------------------------------------------------------
 
 class LoopbackStack(loopback.LoopbackStack, Stack):
     """tools/loopback.py's stack; a missing prerequisite skips (under CI=true: fails). Its access

@@ -1,12 +1,21 @@
 """The end-to-end path every deployment runs (tests/stack/stacks.py: the loopback stack, or compose's,
 Swarm's and Ansible's with AVATAR_STACK=external): the avatar URL's 302 to an image Nginx serves
-with its caching, every file of the set, port 80's 308, HTTP/2, and the fallback while the sidecar
-is stopped. What the template does beyond that is tested once, on the loopback stack (tests/nginx)."""
+with its caching, every file of the set, port 80's 308, HTTP/2, HTTP/3 and the key exchange groups
+(AVATAR_HTTP3, AVATAR_PQ: through Debian 13's clients, trixie_client.py; the classic client is this
+machine's OpenSSL 3.0), and the fallback while the sidecar is stopped. What the site does beyond
+that is tested once, on the loopback stack (tests/nginx)."""
+import re
+import shutil
+import subprocess
+
 import pytest
 
 from stack.client import get, tls_context, tls_socket, wait_for_sidecar, while_stopped
 from stack.headers import assert_header_set
 from stack.images import assert_served_image, manifest, redirect_entry  # noqa: F401 (fixture)
+from stack.trixie_client import TrixieClient, client_image
+
+NEGOTIATED_GROUP = re.compile(r"^(?:Negotiated TLS1\.3 group|(?:Server|Peer) Temp Key): (\w+)", re.M)
 
 
 def by_fallback(response):
@@ -51,6 +60,43 @@ def test_port_80_serves_acme_challenges_instead_of_redirecting(stack):
 def test_http2_is_negotiated(stack):
     with tls_socket(stack, tls_context(stack, alpn=["h2", "http/1.1"])) as s:
         assert s.selected_alpn_protocol() == "h2"
+
+
+def expected(stack, what):
+    if getattr(stack, what) is None:
+        pytest.fail(f"AVATAR_{what.upper()} is not set: say whether the stack must serve it (1) or not (0)",
+                    pytrace=False)
+    return getattr(stack, what)
+
+
+@pytest.fixture(scope="module")
+def trixie(stack):
+    return TrixieClient(stack, client_image())
+
+
+def test_http3_serves_the_redirect_and_the_image_when_on_and_nothing_when_off(stack, trixie, manifest):
+    redirect, status = trixie.curl("/?via=h3", "--http3-only")
+    if expected(stack, "http3"):
+        assert redirect.returncode == 0 and status == "3 302", (status, redirect.stderr)
+        image, status = trixie.curl(f"/{manifest.paths()[0]}", "--http3-only")
+        assert image.returncode == 0 and status == "3 200", (status, image.stderr)
+    else:
+        assert redirect.returncode != 0, f"HTTP/3 answered ({status}) on a stack that must not serve it"
+
+
+def test_a_client_offering_ml_kem_gets_it_where_the_stack_has_it_else_x25519(stack, trixie):
+    out, text = trixie.s_client("-groups", "X25519MLKEM768" if expected(stack, "pq") else "X25519MLKEM768:X25519")
+    assert out.returncode == 0, text
+    assert NEGOTIATED_GROUP.findall(text)[:1] == ["X25519MLKEM768" if stack.pq else "X25519"], text
+
+
+def test_a_classic_openssl_3_0_client_connects_with_x25519(stack):
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is not installed")
+    out = subprocess.run(["openssl", "s_client", "-brief", "-connect", f"{stack.addr}:{stack.https_port}",
+                          "-servername", stack.host, "-CAfile", stack.ca_file, "-verify_return_error"],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0 and NEGOTIATED_GROUP.findall(out.stdout + out.stderr)[:1] == ["X25519"], out
 
 
 def test_the_fallback_answers_while_the_sidecar_is_stopped_and_it_takes_over_again(stack, manifest):
