@@ -1,14 +1,10 @@
-"""Waiting with a deadline instead of sleeping a guessed time (issue 47), for every test layer.
+"""Waiting with a deadline instead of sleeping a guessed time, for every test layer (stdlib only).
 
     text = settled(read, flush=flush)   # flush(), then read() until it stops changing
     until(check, "what was waited for")   # check() until it returns something true
 
-Nginx buffers the avatar access log (buffer=4k flush=1s, nginx/fox-avatar.conf.j2): a line reaches
-the file up to a second after its answer. A test that counts or searches lines first has Nginx write
-its buffers out (a reopen: SIGUSR1, `nginx -s reopen`, what logrotate does), then reads until what it
-reads stops changing: so it neither misses lines nor waits a fixed time that a slow machine outlasts.
-The loopback stack (tools/loopback.py), the Swarm tests (tests/swarm/swarm.py) and the Molecule
-scenario's log probe (ansible/molecule/default/tests/logprobe.py) use it; stdlib only.
+Nginx buffers the access log: a test that counts lines has it written out first, then reads until
+the file stops changing.
 """
 import time
 

@@ -9,6 +9,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import jinja2
 import loopback
 
 from .load import Target
@@ -212,6 +213,9 @@ class NginxAlone(Candidate):
         # avatar_access_log_mode anonymous): its format and its buffer, the line before the
         # fallback log's
         logline = (access_log_line(site) if self.access_log else "access_log off;")
+        # the site's TLS settings: its include file, rendered (the fallback's 302 is written out below)
+        tls = jinja2.Environment(loader=jinja2.FileSystemLoader(str(loopback.NGINX_DIR)), trim_blocks=True) \
+            .get_template("fox-avatar/tls.conf").render().replace("\n", "\n    ")
         # conf.d/*.conf are read in name order: site.conf after fox-avatar.conf (its log format, the split)
         self.conf = loopback.nginx_prefix(self.dir, {
             "fox-avatar.conf": site,
@@ -222,10 +226,12 @@ server {{
     server_name {TLS_NAME};
     ssl_certificate {crt};
     ssl_certificate_key {key};
-    include fox-avatar/tls.conf;
+    {tls}
     {logline}
     location = / {{
-        include fox-avatar/fallback.conf;
+        add_header Cache-Control $avatar_redirect_cache_control always;
+        add_header Vary Accept always;
+        return 302 $avatar_fallback_location;
     }}
     location / {{
         return 404;

@@ -1,18 +1,16 @@
 #!/usr/bin/env bash
-# make test-nginx: the Nginx layer against a real Nginx, the real jar and a real
-# browser, all on loopback. Installs what is missing (Debian packages, the
-# pinned venv); builds nothing (make builds the jar first).
+# make test-nginx: the Nginx layer on loopback, against a real Nginx, the real jar and a real browser.
 #   tests/images  the image set and its drawing script
-#   tests/stack   the shared HTTP assertions (loopback stack started by the suite; HTTP/3 and
-#                 ML-KEM checks through the Debian 13 client image, tools/docker.sh)
-#   tests/nginx   configuration, logs, fallback, browser (loopback only)
+#   tests/stack   the end-to-end path every deployment runs, here on the loopback stack
+#   tests/nginx   the site's behaviour, tested once: fallback, logs, proxy mode, TLS, browsers, clients
+# Installs what is missing (Debian packages, the Debian 13 client image, the pinned venv); builds
+# nothing (make builds the jar first).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tools/apt.sh
-# nginx: Debian's package; chromium + driver: the browser test; libnss3-tools:
-# certutil (test CA into the browser's NSS db); curl: the HTTP/2 check; optipng:
-# tests/images; testssl.sh: the TLS audit (tests/nginx/test_tls_audit.py).
-apt_need nginx chromium chromium-driver libnss3-tools openssl curl optipng testssl.sh
+# libnss3-tools: certutil (the test CA into the browser's NSS database); optipng: tests/images;
+# testssl.sh: the TLS audit; util-linux: setpriv (test_selfsigned.py).
+apt_need nginx chromium chromium-driver libnss3-tools openssl optipng testssl.sh util-linux
 # Debian 13's clients (HTTP/3, ML-KEM) for tests/stack/test_http3.py, in a container.
 source tools/docker.sh
 docker_engine_ready

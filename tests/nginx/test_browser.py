@@ -1,246 +1,256 @@
-"""A real browser against the stack: headless Debian Chromium, driven by
-Selenium through Debian's chromium-driver, trusting a throwaway test CA through
-the NSS database under a temporary HOME (no certificate errors ignored:
-Chromium would not cache anything over an ignored error).
-
-A page (served from loopback by the test) embeds the avatar URL several times;
-each <img> must show a fox, reloads must pick new foxes, and images already
-seen must come from the browser's HTTP cache. What each <img> got is read from
-Chromium's own network log (DevTools events via the performance log)."""
-import contextlib
-import functools
-import http.server
+"""A real browser against the loopback stack (the fixtures of conftest.py): what each <img> got is
+read from Chromium's own network log (DevTools events).
+- A page of random avatars shows foxes (its pixels closer to the fox its redirect named than to any
+  other), picks new ones on reload, and never fetches an image twice.
+- A comment thread of keyed avatars, by u= and in Gravatar's form as Gitea writes it (srcset 2x, at
+  1x and 2x screens): each decodes at the size asked for, AVIF or WebP, a 64 px one in at most 2 KB,
+  and a reload sends no request at all.
+- Another origin fetch()es an avatar and reads it, draws one on a canvas and reads its pixels, and
+  a page isolated with COEP require-corp shows them: with the sidecar up and with it stopped.
+FOX_AVATAR_SCREENSHOT=PATH saves the comment thread as PNG (docs/embed.png:
+FOX_AVATAR_SCREENSHOT=$PWD/docs/embed.png CI=true tests/nginx/run.sh -k comment)."""
+import hashlib
 import io
 import json
 import os
 import re
-import shutil
-import subprocess
-import threading
 import time
 from urllib.parse import urlsplit
 
 import pytest
 
+from conftest import serve_html
 from imageset import read_manifest
-from stack.chromium import chromium as headless_chromium
-from stack.stacks import free_ports
+from stack.client import get, wait_for_fallback, wait_for_sidecar
+from stack.images import manifest  # noqa: F401 (fixture)
 
 IMAGES_PER_PAGE = 8
-LOADS = 4          # the first load and three reloads
-
-
-def find(*names):
-    for n in names:
-        path = shutil.which(n) or (f"/usr/bin/{n}" if os.access(f"/usr/bin/{n}", os.X_OK) else None)
-        if path:
-            return path
-    return None
-
-
-@pytest.fixture(scope="module")
-def page_url(stack, tmp_path_factory):
-    """http://127.0.0.1:PORT/avatars.html, embedding the avatar URL
-    IMAGES_PER_PAGE times (a distinct query each, so each <img> makes its own
-    request; the same queries on every load)."""
-    imgs = "\n".join(f'<img id="fox{i}" alt="fox {i}" src="{stack.https_origin()}/?avatar={i}">'
-                     for i in range(IMAGES_PER_PAGE))
-    with serve_html(tmp_path_factory, "avatars", "foxes", imgs,
-                    style="body{margin:0;background:#fff} img{display:inline-block;margin:4px}") as page:
-        yield page
-
-
-def keyed_url(stack, size, name):
-    """The avatar URL of NAME's key (name@example.org) at SIZE px (README "The avatar URL")."""
-    return f"{stack.https_origin()}/?s={size}&u={name.lower()}%40example.org"
-
-
-def keyed_img(stack, i, name, size):
-    """NAME's avatar as a page embeds it: SIZE px, twice that for 2x screens; id aI."""
-    return (f'<img id="a{i}" alt="{name}" width="{size}" height="{size}" '
-            f'src="{keyed_url(stack, size, name)}" srcset="{keyed_url(stack, 2 * size, name)} 2x">')
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extra_headers = {}
-
-    def log_message(self, *args):
-        pass
-
-    def end_headers(self):
-        for name, value in self.extra_headers.items():
-            self.send_header(name, value)
-        super().end_headers()
-
-
-@contextlib.contextmanager
-def serve_page(root, name, headers=None):
-    """Serve the directory root on a free loopback port (plain HTTP, the page's own origin, as a
-    site embedding the avatars would be), with HEADERS on every answer; yields the URL of root/name."""
-    handler = functools.partial(type("_Handler", (_QuietHandler,), {"extra_headers": dict(headers or {})}),
-                                directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_ports(1)[0]), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/{name}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@contextlib.contextmanager
-def serve_html(tmp_path_factory, name, title, body, style="", headers=None):
-    """Serve a page of the tests' own (serve_page): NAME.html in a fresh directory, its TITLE, the
-    CSS STYLE and BODY, sent with HEADERS; yields its URL."""
-    root = tmp_path_factory.mktemp(name)
-    (root / f"{name}.html").write_text(f"<!doctype html>\n<html><head><title>{title}</title>"
-                                       + (f"<style>{style}</style>" if style else "")
-                                       + f"</head><body>\n{body}\n</body></html>\n")
-    with serve_page(root, f"{name}.html", headers) as page:
-        yield page
-
-
-@pytest.fixture(scope="module")
-def browser(stack, tmp_path_factory):
-    chromium, driver_path, certutil = find("chromium"), find("chromedriver"), find("certutil")
-    missing = [n for n, p in [("chromium", chromium), ("chromium-driver", driver_path),
-                              ("libnss3-tools", certutil)] if not p]
-    if missing:
-        pytest.skip(f"not installed: {', '.join(missing)} (tests/nginx/run.sh installs them)")
-    home = tmp_path_factory.mktemp("browser-home")
-    nssdb = home / ".pki" / "nssdb"
-    nssdb.mkdir(parents=True)
-    subprocess.run([certutil, "-d", f"sql:{nssdb}", "-N", "--empty-password"], check=True)
-    # C: a CA for server certificates (the loopback stack's throwaway CA); P: a trusted peer (compose's
-    # generated certificate, a self-signed leaf that is its own trust anchor).
-    subprocess.run([certutil, "-d", f"sql:{nssdb}", "-A", "-t", "CP,,", "-n", "fox-avatar test CA",
-                    "-i", stack.ca_file], check=True)
-
-    with headless_chromium(chromium, driver_path, home, f"--host-resolver-rules=MAP {stack.host} {stack.addr}",
-                           capabilities={"goog:loggingPrefs": {"performance": "ALL"}}) as driver:
-        yield driver
 
 
 def network_events(driver):
     return [json.loads(e["message"])["message"] for e in driver.get_log("performance")]
 
 
-def wait_for_images(driver, timeout=20):
-    deadline = time.monotonic() + timeout
-    while True:
-        done = driver.execute_script(
-            "return Array.from(document.images).every(i => i.complete)")
-        if done:
-            return
+def open_page(driver, url=None):
+    """Load url (or reload) with a fresh event log and wait for every image."""
+    driver.get_log("performance")
+    driver.get(url) if url else driver.refresh()
+    deadline = time.monotonic() + 20
+    while not driver.execute_script("return Array.from(document.images).every(i => i.complete)"):
         assert time.monotonic() < deadline, "images did not finish loading"
         time.sleep(0.1)
 
 
-def load(driver, stack, url=None):
-    """Load (or reload) the page; return {avatar index: (image name, how it
-    was obtained: "network" | "cache")} from Chromium's network events."""
-    driver.get_log("performance")          # drop older events
-    if url:
-        driver.get(url)
-    else:
-        driver.refresh()
-    wait_for_images(driver)
-    origin = stack.https_origin()
-    chain, target, status, cached = {}, {}, {}, set()   # by requestId
-
-    # The requests of one <img> that were redirected and answered. An <img> may show more than one
-    # request on a reload (once, on a loaded machine, one of avatar 0's had no redirect while its image
-    # had loaded): an index is answered when one of its requests is, and the last such is the one read.
-    def answered(index):
-        return [r for r, i in chain.items() if i == index and r in target and r in status]
-    deadline = time.monotonic() + 20
-    while True:                            # events may trail the load event a little
-        for ev in network_events(driver):
+def avatar_requests(driver, prefix, count=None, timeout=20):
+    """{avatar URL (starting with prefix, or one of a tuple): {"image": its redirect's target, "status", "mime", "bytes",
+    "cached"}} from this load's events, polled until count of them (if given) are complete: events
+    may trail the load event a little."""
+    events, deadline = [], time.monotonic() + timeout
+    while True:
+        events += network_events(driver)
+        by_id, out = {}, {}
+        for ev in events:
             method, p = ev.get("method"), ev.get("params", {})
+            rid = p.get("requestId")
             if method == "Network.requestWillBeSent":
-                url_ = p["request"]["url"]
-                m = re.fullmatch(re.escape(origin) + r"/\?avatar=(\d+)", url_)
-                if m:
-                    chain[p["requestId"]] = int(m.group(1))
-                elif p["requestId"] in chain and p.get("redirectResponse"):
-                    assert p["redirectResponse"]["status"] == 302, p["redirectResponse"]
-                    parts = urlsplit(url_)
-                    assert f"{parts.scheme}://{parts.netloc}" == origin, url_
-                    target[p["requestId"]] = parts.path.lstrip("/")
-            elif method == "Network.requestServedFromCache":
-                cached.add(p["requestId"])
-            elif method == "Network.responseReceived":
+                if p["request"]["url"].startswith(prefix):
+                    by_id[rid] = out.setdefault(p["request"]["url"], {"image": None, "cached": False})
+                elif rid in by_id:
+                    by_id[rid]["image"] = p["request"]["url"]
+            elif rid in by_id and method == "Network.requestServedFromCache":
+                by_id[rid]["cached"] = True
+            elif rid in by_id and method == "Network.responseReceived":
                 r = p["response"]
-                status[p["requestId"]] = r["status"]
-                if r.get("fromDiskCache") or r.get("fromPrefetchCache"):
-                    cached.add(p["requestId"])
-        if all(answered(index) for index in range(IMAGES_PER_PAGE)) or time.monotonic() > deadline:
-            break
+                head = sum(len(k) + len(v) + 4 for k, v in r.get("headers", {}).items())
+                by_id[rid].update(mime=r.get("mimeType"), status=r.get("status"), head=head,
+                                  cached=by_id[rid]["cached"] or r.get("fromDiskCache") or r.get("fromMemoryCache"))
+            elif rid in by_id and method == "Network.dataReceived":
+                by_id[rid]["body"] = by_id[rid].get("body", 0) + p["dataLength"]
+            elif rid in by_id and method == "Network.loadingFinished":
+                # Chromium's count when it has one (HTTP/2 reports 0), else headers + body.
+                by_id[rid]["bytes"] = p.get("encodedDataLength") or by_id[rid].get("head", 0) + by_id[rid].get("body", 0)
+        complete = [got for got in out.values() if "status" in got and ("bytes" in got or got["cached"])]
+        if count is None or len(complete) >= count or time.monotonic() > deadline:
+            return out
         time.sleep(0.2)
-    result = {}
-    for index in range(IMAGES_PER_PAGE):
-        rids = answered(index)
-        assert rids, f"avatar {index}: no redirect seen (requests {[r for r, i in chain.items() if i == index]})"
-        rid = rids[-1]
-        assert status.get(rid) == 200, f"avatar {index}: final status {status.get(rid)}"
-        result[index] = (target[rid], "cache" if rid in cached else "network")
-    return result
 
 
-def rendered_foxes(driver, stack, got):
-    """Check every <img> shows the fox its redirect named: decoded at 256x256
-    or more, and its on-screen pixels closer to that fox (its legacy 256 px PNG)
-    than to any other."""
+def looks_like(stack, element, fox):
+    """The <img>'s on-screen pixels are closer to this fox (its legacy 256 px PNG) than to any other."""
     from PIL import Image, ImageChops, ImageStat
 
     def flat(img):
         img = img.convert("RGBA")
-        white = Image.new("RGBA", img.size, (255, 255, 255, 255))
-        return Image.alpha_composite(white, img).convert("RGB")
-    manifest = read_manifest(stack.images_dir)
-    originals = {e.fox: flat(Image.open(stack.images_dir / e.path)) for e in manifest.legacy}
-    for index, (name, _) in got.items():
-        fox = manifest.entry(name).fox
-        el = driver.find_element("id", f"fox{index}")
-        w, h = driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", el)
-        assert w >= 256 and h >= 256, f"fox{index}: natural size {w}x{h}"
-        shot = flat(Image.open(io.BytesIO(el.screenshot_as_png)))
-        assert max(ImageStat.Stat(shot).stddev) > 10, f"fox{index}: blank"
-
-        def distance(n):
-            o = originals[n]
-            s = shot if shot.size == o.size else shot.resize(o.size)
-            return sum(ImageStat.Stat(ImageChops.difference(s, o)).mean)
-        best = min(originals, key=distance)
-        assert best == fox, f"fox{index}: redirected to {name} (fox {fox}), but looks like fox {best}"
+        return Image.alpha_composite(Image.new("RGBA", img.size, (255, 255, 255, 255)), img).convert("RGB")
+    originals = {e.fox: flat(Image.open(stack.images_dir / e.path)) for e in read_manifest(stack.images_dir).legacy}
+    shot = flat(Image.open(io.BytesIO(element.screenshot_as_png)))
+    assert max(ImageStat.Stat(shot).stddev) > 10, "blank"
+    return min(originals, key=lambda n: sum(ImageStat.Stat(ImageChops.difference(
+        shot if shot.size == originals[n].size else shot.resize(originals[n].size), originals[n])).mean)) == fox
 
 
-def test_browser_shows_foxes_picks_new_ones_on_reload_and_caches_images(stack, browser, page_url):
-    loads = [load(browser, stack, page_url)]
-    rendered_foxes(browser, stack, loads[0])
-    for _ in range(LOADS - 1):
-        loads.append(load(browser, stack))
-        rendered_foxes(browser, stack, loads[-1])
+@pytest.fixture(scope="module")
+def random_page(stack, tmp_path_factory):
+    imgs = "".join(f'<img id="fox{i}" src="{stack.https_origin()}/?avatar={i}">' for i in range(IMAGES_PER_PAGE))
+    with serve_html(tmp_path_factory, "avatars", imgs, style="body{margin:0} img{margin:4px}") as page:
+        yield page
 
-    picks = [tuple(name for _, (name, _) in sorted(got.items())) for got in loads]
-    assert len(set(picks)) > 1, f"every reload showed the same foxes: {picks[0]}"
-    assert len({n for p in picks for n in p}) > IMAGES_PER_PAGE, "reloads picked no new foxes"
 
-    # An image fetched in an earlier load is never fetched again. (Within one
-    # load, two <img> landing on the same fox may both go to the network: the
-    # requests run in parallel.)
+def test_a_page_of_avatars_shows_foxes_picks_new_ones_on_reload_and_caches_images(
+        loopback, manifest, browser, random_page):
+    loads, log_before = [], len(loopback.access_log())
+    for n in range(4):
+        open_page(browser, None if n else random_page)
+        got = avatar_requests(browser, f"{loopback.https_origin()}/?avatar=", IMAGES_PER_PAGE)
+        assert len(got) == IMAGES_PER_PAGE, sorted(got)
+        load = {}
+        for i in range(IMAGES_PER_PAGE):
+            request = got[f"{loopback.https_origin()}/?avatar={i}"]
+            assert request["status"] == 200 and request["image"], request
+            e = manifest.entry(urlsplit(request["image"]).path)
+            el = browser.find_element("id", f"fox{i}")
+            assert browser.execute_script("return arguments[0].naturalWidth", el) >= 256
+            assert looks_like(loopback, el, e.fox), f"fox{i}: redirected to fox {e.fox}, looks like another"
+            load[i] = (e.path, "cache" if request["cached"] else "network")
+        loads.append(load)
+    picks = [tuple(name for name, _ in load.values()) for load in loads]
+    assert len(set(picks)) > 1 and len({n for p in picks for n in p}) > IMAGES_PER_PAGE, picks
     seen = set()
-    for number, got in enumerate(loads):
-        for index, (name, how) in sorted(got.items()):
-            if name in seen:
-                assert how == "cache", f"load {number}, avatar {index}: {name} fetched again"
-        seen |= {name for name, _ in got.values()}
-    assert any(how == "cache" for got in loads[1:] for _, how in got.values()), \
-        "no image ever came from the cache"
+    for number, load in enumerate(loads):
+        for i, (name, how) in load.items():
+            assert name not in seen or how == "cache", f"load {number}, avatar {i}: {name} fetched again"
+        seen |= {name for name, _ in load.values()}
+    network = {name for load in loads for name, how in load.values() if how == "network"}
+    served = {m.group(1) for m in re.finditer(r'"GET /(\S+) HTTP/[\d.]+" (?:200|304) .*HeadlessChrome',
+                                              loopback.access_log()[log_before:]) if manifest.entry(m.group(1))}
+    assert served == network, "Nginx served exactly what the browser fetched"
 
-    if stack.kind == "loopback":   # Nginx saw exactly the browser's network fetches
-        lines = [l for l in stack.access_log().splitlines() if "HeadlessChrome" in l]
-        served = [l for l in lines if re.search(r'"GET /[^ ?]+\.(png|webp|avif) HTTP/[\d.]+" (200|304) ', l)]
-        network = [(n, name) for n, got in enumerate(loads) for name, how in got.values() if how == "network"]
-        # Parallel duplicates within a load may share one fetch (cache lock).
-        assert len(set(network)) <= len(served) <= len(network), (network, served)
+
+PEOPLE = ["ada", "alan", "linus", "margaret", "ken", "barbara"]
+
+
+@pytest.fixture(scope="module")
+def comment_page(stack, tmp_path_factory):
+    """A comment thread: half the avatars by key (/?s=64&u=...), half as Gitea writes Gravatar's form
+    (/avatar/<md5>?d=identicon&s=64), each with its 2x candidate."""
+    def url(i, px):
+        email = f"{PEOPLE[i]}@example.org"
+        return (f"{stack.https_origin()}/?s={px}&u={email.replace('@', '%40')}" if i % 2 else
+                f"{stack.https_origin()}/avatar/{hashlib.md5(email.encode()).hexdigest()}?d=identicon&s={px}")
+    comments = "\n".join(f'<div class="c"><img id="a{i}" width="64" height="64" src="{url(i, 64)}" '
+                         f'srcset="{url(i, 128)} 2x"><p><b>{name.title()}</b><br>Same key, same fox: this '
+                         f'avatar follows {name.title()} everywhere.</p></div>' for i, name in enumerate(PEOPLE))
+    with serve_html(tmp_path_factory, "embed", comments, style=(
+            "body{margin:0;padding:16px 16px 4px;font:15px/1.4 sans-serif;background:#fafafa;width:560px}"
+            ".c{display:flex;gap:12px;align-items:center;margin:0 0 12px}.c p{margin:0}"
+            "img{border-radius:50%}")) as page:
+        yield page
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+def test_a_comment_thread_of_avatars_is_small_modern_sharp_and_cached_without_a_request(
+        loopback, browser, comment_page, scale):
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 1200, "height": 900, "deviceScaleFactor": scale, "mobile": False})
+    try:
+        open_page(browser, comment_page + f"?scale={scale}")
+        avatars = (loopback.https_origin() + "/?", loopback.https_origin() + "/avatar/")
+        first = avatar_requests(browser, avatars, len(PEOPLE))
+        assert len(first) == len(PEOPLE), sorted(first)
+        for url, got in first.items():
+            assert got["status"] == 200 and got["mime"] in ("image/avif", "image/webp"), (url, got)
+            assert re.search(rf"s={64 * scale}(&|$)", url) and (scale > 1 or 0 < got["bytes"] <= 2048), (url, got)
+        for i in range(len(PEOPLE)):   # naturalWidth: the decoded width over the candidate's density
+            el = browser.find_element("id", f"a{i}")
+            assert browser.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", el) == [64, 64]
+        if os.environ.get("FOX_AVATAR_SCREENSHOT") and scale == 1:
+            browser.find_element("tag name", "body").screenshot(os.environ["FOX_AVATAR_SCREENSHOT"])
+        log_before = loopback.access_log()
+        open_page(browser)
+        for url, got in avatar_requests(browser, avatars, timeout=2).items():
+            assert got["cached"], f"reload: {url} went to the network: {got}"
+        assert "/a/" not in loopback.access_log()[len(log_before):], "reload reached Nginx"
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+READ_AVATARS = """
+const [fetchUrl, imgUrl, done] = arguments;
+(async () => {
+  const out = {};
+  try {
+    const r = await fetch(fetchUrl, {mode: 'cors'});
+    const blob = await r.blob();
+    const bitmap = await createImageBitmap(blob);
+    Object.assign(out, {status: r.status, redirected: r.redirected, url: r.url, type: blob.type,
+                        bytes: blob.size, width: bitmap.width, height: bitmap.height});
+    const img = document.createElement('img');
+    img.crossOrigin = 'anonymous';
+    await new Promise((ok, ko) => { img.onload = ok; img.onerror = () => ko(new Error('img')); img.src = imgUrl; });
+    const canvas = document.createElement('canvas');
+    canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+    canvas.getContext('2d').drawImage(img, 0, 0);
+    const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const colours = new Set();
+    for (let i = 0; i < px.length; i += 4) colours.add((px[i] >> 4) << 8 | (px[i + 1] >> 4) << 4 | px[i + 2] >> 4);
+    out.canvas = {width: canvas.width, colours: colours.size};
+  } catch (e) { out.error = e.name + ': ' + e.message; }
+  out.timing = performance.getEntriesByType('resource').filter(t => t.name === fetchUrl)
+    .map(t => ({transferSize: t.transferSize, redirectEnd: t.redirectEnd}));
+  return out;
+})().then(done);
+"""
+SHOW_AVATARS = """
+const [urls, done] = arguments;
+Promise.all(urls.map(url => new Promise(settle => {
+  const img = document.createElement('img');
+  img.onload = () => settle(img.naturalWidth);
+  img.onerror = () => settle('blocked or broken');
+  img.src = url;
+}))).then(widths => done({isolated: window.crossOriginIsolated, widths}));
+"""
+
+
+@pytest.fixture(scope="module")
+def other_origin(tmp_path_factory):
+    isolated = {"Cross-Origin-Embedder-Policy": "require-corp", "Cross-Origin-Opener-Policy": "same-origin"}
+    with serve_html(tmp_path_factory, "cors", "<p>another site</p>") as plain, \
+            serve_html(tmp_path_factory, "isolated", "<p>COEP require-corp</p>", headers=isolated) as coep:
+        yield plain, coep
+
+
+def use_from_another_origin(stack, manifest, driver, pages, phase):
+    """fetch() + canvas from a plain page; plain <img>s on an isolated page. Every hop (the 302 and
+    the image) needs CORS, Timing-Allow-Origin and Cross-Origin-Resource-Policy for this."""
+    def avatar(who):
+        return f"{stack.https_origin()}/avatar/{hashlib.md5(f'{phase}-{who}'.encode()).hexdigest()}?s=64"
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    driver.set_script_timeout(30)
+    driver.get(pages[0])
+    out = driver.execute_async_script(READ_AVATARS, avatar("fetch"), avatar("img"))
+    assert "error" not in out and out["status"] == 200 and out["redirected"], (phase, out)
+    e = manifest.entry(urlsplit(out["url"]).path)
+    assert e and out["type"] == f"image/{e.fmt}" and (out["width"], out["height"]) == (e.size, e.size) == (64, 64), out
+    assert out["bytes"] == (stack.images_dir / e.path).stat().st_size, (phase, out)
+    assert out["canvas"]["width"] == 64 and out["canvas"]["colours"] > 20, f"{phase}: a blank fox? {out}"
+    assert out["timing"] and all(t["transferSize"] > 0 and t["redirectEnd"] > 0 for t in out["timing"]), out
+    driver.get(pages[1])
+    urls = [f"{stack.https_origin()}/?s=64&u={phase}", f"{stack.https_origin()}/?s=64&{phase}", avatar("coep")]
+    shown = driver.execute_async_script(SHOW_AVATARS, urls)
+    assert shown == {"isolated": True, "widths": [64, 64, 64]}, (phase, shown)
+    return avatar("fetch")
+
+
+def test_another_origin_reads_draws_and_embeds_avatars_with_the_sidecar_up_and_down(
+        loopback, manifest, browser, other_origin):
+    try:
+        fetched = use_from_another_origin(loopback, manifest, browser, other_origin, "up")
+        assert b"<html>" not in get(loopback, fetched[len(loopback.https_origin()):]).body, "the sidecar's 302"
+        loopback.stop_app()
+        wait_for_fallback(loopback)
+        fetched = use_from_another_origin(loopback, manifest, browser, other_origin, "down")
+        assert b"<html>" in get(loopback, fetched[len(loopback.https_origin()):]).body, "the fallback's 302"
+    finally:
+        loopback.start_app()
+        browser.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+    wait_for_sidecar(loopback)

@@ -1,45 +1,32 @@
-"""Private logs (docs/privacy.md), on the loopback stack: requests with known keys, e-mail hashes, a
-Referer, a User-Agent and X-Forwarded-For, from a known client address (127.0.0.23, a loopback
-source address of its own), with the sidecar up and stopped (the fallback log, the error log's
-"connect() failed"); then every file the stack writes (Nginx's access, fallback and error logs, its
-main logs and stderr, the sidecar's output) is searched for each value.
-avatar_access_log_mode: anonymous (the default) keeps none of them and still logs every request (the
-client's /24 and the route); full keeps them all; off writes no access or fallback line.
-And the client-address map of http.conf, on a real Nginx, for IPv4 and IPv6 addresses."""
+"""Private logs (docs/privacy.md), on the loopback stack: requests with a key, e-mail hashes, a
+Referer, a User-Agent and X-Forwarded-For from a client address of their own (127.0.0.23), with the
+sidecar up and stopped; then every file the stack writes (Nginx's logs and output, the sidecar's) is
+searched for each value. anonymous (the default) keeps none of them and still logs every request;
+full keeps them all; off writes no access or fallback line. And http.conf's client-network map."""
 import http.client
 import shutil
 import socket
 import ssl
 import subprocess
-import sys
 import tempfile
 import urllib.parse
 
 import pytest
 
 import loopback
-from imageset import read_manifest
-from imageset.nginx import template_data
 from stack.private_values import (FORWARDED_FOR, FULL_KEEPS, KEY, MD5, REFERER, SECRETS, SHA256, UNKNOWN,
                                    USER_AGENT)
-from stack.stacks import NGINX_DIR, LoopbackStack, free_ports, load_renderer
+from stack.stacks import NGINX_DIR, LoopbackStack, free_ports
 
 CLIENT = "127.0.0.23"                       # not 127.0.0.1: the upstream's address is in the logs
 # The values sent (tests/stack/private_values.py), and this client's own address.
 SECRETS = {**SECRETS, "client address": CLIENT}
 FULL_KEEPS = FULL_KEEPS + ["client address"]
 
-REQUESTS = [   # (path, https)
-    (f"/?u={urllib.parse.quote(KEY, safe='')}&s=80", True),
-    (f"/?s=64&u={KEY}", True),
-    (f"/?u={MD5}", True),
-    (f"/avatar/{MD5}", True),
-    (f"/avatar/{MD5.upper()}.png?s=40", True),
-    (f"/avatar/{SHA256}.jpg?d=identicon", True),
-    (f"/avatar/{SHA256}?u={MD5}", True),
-    (UNKNOWN + f"?u={MD5}", True),
-    (f"/?u={MD5}", False),                 # port 80: the redirect to HTTPS
-]
+REQUESTS = [(f"/?u={urllib.parse.quote(KEY, safe='')}&s=80", True), (f"/?s=64&u={KEY}", True), (f"/?u={MD5}", True),
+            (f"/avatar/{MD5}", True), (f"/avatar/{MD5.upper()}.png?s=40", True), (f"/avatar/{SHA256}.jpg?d=identicon", True),
+            (f"/avatar/{SHA256}?u={MD5}", True), (UNKNOWN + f"?u={MD5}", True),
+            (f"/?u={MD5}", False)]   # (path, https); the last: port 80's redirect
 
 
 def send(stack, path, https=True):
@@ -70,9 +57,7 @@ def run_requests(stack):
             assert send(stack, path, https) == 302, path
     finally:
         stack.start_app()
-    # the access log is buffered (nginx/fox-avatar.conf.j2): written out, and every file of the logs
-    # (the sidecar's output too) waited for until it stops changing
-    stack.flush_logs()
+    stack.flush_logs()   # the access log is buffered
     logs = {f.name: f.read_text(errors="replace") for f in sorted(stack.logs.iterdir()) if f.is_file()}
     assert "app.log" in logs and "listening on" in logs["app.log"], sorted(logs)
     return logs
@@ -83,52 +68,43 @@ def found(logs, name):
             if SECRETS[name] in line]
 
 
-def stack_logs(mode):
-    """(stack, {file name: text}) of a stack run in that mode (anonymous: the template's default,
-    not asked for)."""
-    stack = LoopbackStack(access_log_mode=None if mode == "anonymous" else mode)
-    try:
-        yield stack, run_requests(stack)
-    finally:
+@pytest.fixture(scope="module")
+def logs_of():
+    """(stack, {file name: text}) of a stack run in a mode (anonymous: the default, not asked for)."""
+    runs = {}
+
+    def run(mode):
+        if mode not in runs:
+            stack = LoopbackStack(access_log_mode=None if mode == "anonymous" else mode)
+            runs[mode] = (stack, run_requests(stack))
+        return runs[mode]
+    yield run
+    for stack, _ in runs.values():
         stack.close()
 
 
-@pytest.fixture(scope="module")
-def anonymous():
-    yield from stack_logs("anonymous")
-
-
-@pytest.fixture(scope="module")
-def full():
-    yield from stack_logs("full")
-
-
-@pytest.fixture(scope="module")
-def off():
-    yield from stack_logs("off")
-
-
-def test_default_anonymous_logs_hold_no_key_hash_referer_agent_or_client_address(anonymous):
-    stack, logs = anonymous
+def test_default_anonymous_logs_hold_no_key_hash_referer_agent_or_client_address(logs_of):
+    stack, logs = logs_of("anonymous")
     leaks = {name: found(logs, name)[:2] for name in SECRETS if found(logs, name)}
     assert not leaks, f"the default logs personal data: {leaks}"
 
 
-def test_off_logs_hold_no_key_hash_referer_agent_or_client_address(off):
-    stack, logs = off
+def test_off_writes_no_access_or_fallback_line_and_no_personal_data(logs_of):
+    stack, logs = logs_of("off")
     leaks = {name: found(logs, name)[:2] for name in SECRETS if found(logs, name)}
     assert not leaks, f"off logs personal data: {leaks}"
+    assert logs.get("access.log", "") == "" and logs.get("fallback.log", "") == "" and logs["error.log"] == "", logs
 
 
-def test_full_logs_hold_them_all(full):
-    stack, logs = full
+def test_full_logs_hold_them_all(logs_of):
+    stack, logs = logs_of("full")
     missing = [name for name in FULL_KEEPS if not found(logs, name)]
     assert not missing, f"full mode should log {missing}:\n" + "\n".join(logs.values())
     assert "connect() failed" in logs["error.log"] and f"client: {CLIENT}" in logs["error.log"]
 
 
-def test_anonymous_log_keeps_the_network_route_status_and_fallback_of_every_request(anonymous):
-    stack, logs = anonymous
+def test_anonymous_log_keeps_the_network_route_status_and_fallback_of_every_request(logs_of):
+    stack, logs = logs_of("anonymous")
     lines = logs["access.log"].splitlines()
     assert len(lines) == len(REQUESTS) + 7, lines
     assert all(line.startswith("127.0.0.0 - - [") and ' "-" "-" rt=' in line for line in lines), lines
@@ -143,59 +119,10 @@ def test_anonymous_log_keeps_the_network_route_status_and_fallback_of_every_requ
     assert logs["error.log"] == "", "the error log takes only alerts: " + logs["error.log"]
 
 
-def test_off_writes_no_access_or_fallback_line(off):
-    stack, logs = off
-    assert logs.get("access.log", "") == "" and logs.get("fallback.log", "") == "", logs
-    assert logs["error.log"] == ""
-    site = (stack.conf_dir / "conf.d" / "fox-avatar.conf").read_text()
-    assert site.count("access_log off;") == 2, "both servers"
-
-
-def test_an_unknown_access_log_mode_is_refused_naming_the_variable():
-    variables = {"avatar_access_log_mode": "verbose"}
-    with pytest.raises(Exception) as refused:
-        load_renderer()(variables | _required())
-    assert "avatar_access_log_mode" in str(refused.value)
-    out = subprocess.run([sys.executable, str(NGINX_DIR / "render.py"), "avatar_access_log_mode=verbose",
-                          *(f"{k}={v}" for k, v in _required().items() if k != "avatar_image_set"),
-                          "--images", str(loopback.REPO / "images")], capture_output=True, text=True)
-    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "avatar_access_log_mode" in out.stderr, out.stderr
-
-
-def test_yaml_false_is_off_and_the_default_is_anonymous():
-    """A bare `off` in an Ansible inventory arrives as false."""
-    off = load_renderer()(_required() | {"avatar_access_log_mode": False})
-    assert off.count("access_log off;") == 2 and off.count(" alert;") == 2
-    default = load_renderer()(_required())
-    # port 80's line and the HTTPS server's (buffered, issue 36)
-    assert default.count(" avatar_anonymous;") == 1 and default.count(" avatar_anonymous buffer=4k flush=1s;") == 1
-    assert "avatar_anonymous if=$avatar_fallback;" in default
-    assert default.count(" alert;") == 2
-    full = load_renderer()(_required() | {"avatar_access_log_mode": "full"})
-    assert full.count(" avatar;") == 1 and full.count(" avatar buffer=4k flush=1s;") == 1 and " alert;" not in full
-
-
-def _required():
-    return {"avatar_server_name": "avatar.example.org", "avatar_tls_certificate": "/c.pem",
-            "avatar_tls_certificate_key": "/k.pem", "avatar_images_root": "/srv/i",
-            "avatar_nginx_build": "nginx version: nginx/1.22.1",
-            "avatar_image_set": template_data(read_manifest(loopback.REPO / "images"))}
-
-
-# --- the client's network: http.conf's map on a real Nginx ------------------------------------
-
-NETWORKS = {
-    "203.0.113.77": "203.0.113.0",
-    "10.1.2.3": "10.1.2.0",
-    "::ffff:198.51.100.23": "198.51.100.0",
-    "2001:db8:1234:5678:9abc:def0:1:2": "2001:db8:1234::",
-    "2001:db8:1234::1": "2001:db8:1234::",
-    "2001:db8::42": "2001:db8::",
-    "2001::5": "2001::",
-    "::1": "::",
-    "fe80::1ff:fe23:4567:890a": "fe80::",
-    "unix:": "-",
-}
+NETWORKS = {"203.0.113.77": "203.0.113.0", "10.1.2.3": "10.1.2.0", "::ffff:198.51.100.23": "198.51.100.0",
+            "2001:db8:1234:5678:9abc:def0:1:2": "2001:db8:1234::", "2001:db8:1234::1": "2001:db8:1234::",
+            "2001:db8::42": "2001:db8::", "2001::5": "2001::", "::1": "::", "fe80::1ff:fe23:4567:890a": "fe80::",
+            "unix:": "-"}
 
 
 def test_client_addresses_are_truncated_to_their_network():

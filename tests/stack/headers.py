@@ -1,24 +1,14 @@
-"""The headers every answer of the stack carries, whoever made it (the sidecar through Nginx, the
-fallback, Nginx's images and errors): nginx/README.md "Headers on every answer". Each exactly once
-(Nginx alone sends them: proxy.conf hides any the sidecar would send)."""
+"""The headers every answer carries, whoever made it (the sidecar through Nginx, the fallback, Nginx's
+images and errors), each exactly once: Nginx alone sends them (proxy.conf hides the sidecar's)."""
 import re
 
 import pytest
 
-# Cross-origin use (docs/avatar-url.md): any page may fetch() an avatar, draw it on a canvas and see
-# its Resource Timing, through the 302 as well as on the image; and a page isolated with
-# Cross-Origin-Embedder-Policy: require-corp may embed it (Cross-Origin-Resource-Policy on every hop).
+# Cross-origin use (docs/avatar-url.md): fetch(), a canvas and Resource Timing through the 302 as
+# well as on the image, and pages isolated with COEP require-corp.
 CORS = {"access-control-allow-origin": ["*"], "timing-allow-origin": ["*"],
         "cross-origin-resource-policy": ["cross-origin"]}
 NAMES = [*CORS, "strict-transport-security", "x-content-type-options", "alt-svc"]
-
-
-def alt_svc(stack):
-    """The Alt-Svc every HTTPS answer carries (None: none), from AVATAR_HTTP3 (stacks.py)."""
-    if stack.http3 is None:
-        pytest.fail("AVATAR_HTTP3 is not set: say whether the stack must serve HTTP/3 (1) or not (0)",
-                    pytrace=False)
-    return f'h3=":{stack.redirect_port}"; ma=86400' if stack.http3 else None
 
 
 def header_set(r):
@@ -32,16 +22,20 @@ def assert_cors_headers(r, what=""):
 
 
 def assert_header_set(stack, r, https=True, what=""):
-    """CORS, HSTS (HTTPS only: RFC 6797 7.2), nosniff and, over HTTPS, the stack's Alt-Svc, each once."""
+    """CORS, nosniff, and over HTTPS HSTS (never over plain HTTP: RFC 6797 7.2) and the Alt-Svc
+    AVATAR_HTTP3 asks for; each once."""
     where = f"{what} {r.status}"
     assert_cors_headers(r, what)
-    hsts = r.headers.get("strict-transport-security", [])
-    if https:
-        assert len(hsts) == 1, f"{where}: Strict-Transport-Security {hsts}"
-        m = re.fullmatch(r"max-age=(\d+)(;.*)?", hsts[0])
-        assert m and int(m.group(1)) >= 365 * 24 * 3600, (where, hsts)
-    else:
-        assert not hsts, f"{where}: HSTS must not be sent over plain HTTP (RFC 6797 7.2)"
     assert r.headers.get("x-content-type-options") == ["nosniff"], f"{where}: {r.headers}"
-    want = alt_svc(stack) if https else None
-    assert r.headers.get("alt-svc", []) == ([want] if want else []), f"{where}: Alt-Svc {r.headers.get('alt-svc')}"
+    hsts = r.headers.get("strict-transport-security", [])
+    alt_svc = r.headers.get("alt-svc", [])
+    if not https:
+        assert not hsts and not alt_svc, f"{where}: HSTS {hsts}, Alt-Svc {alt_svc} over plain HTTP"
+        return
+    assert len(hsts) == 1 and re.fullmatch(r"max-age=(\d+)", hsts[0]) \
+        and int(hsts[0].split("=")[1]) >= 365 * 24 * 3600, f"{where}: HSTS {hsts}"
+    if stack.http3 is None:
+        pytest.fail("AVATAR_HTTP3 is not set: say whether the stack must serve HTTP/3 (1) or not (0)",
+                    pytrace=False)
+    want = [f'h3=":{stack.redirect_port}"; ma=86400'] if stack.http3 else []
+    assert alt_svc == want, f"{where}: Alt-Svc {alt_svc}"

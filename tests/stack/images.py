@@ -1,5 +1,4 @@
-"""What the stack tests expect of the image set and of the avatar URL's answers, read from the
-manifest (images/manifest.tsv, the image-set contract) of the stack's images directory."""
+"""What the stack tests expect of the image set and the avatar URL's answers, from the set's manifest."""
 import io
 import re
 from urllib.parse import urlsplit

@@ -1,31 +1,21 @@
-"""The stack the shared HTTP assertions run against, chosen by environment.
+"""The stack the shared HTTP tests run against, chosen by environment.
 
-AVATAR_STACK unset or "loopback": start the real jar and a real Nginx with the
-shared configuration (nginx/fox-avatar/ + the rendered nginx/fox-avatar.conf.j2)
-on free loopback ports, with a fresh test CA and server certificate: the
-LoopbackStack of tools/loopback.py, which the benchmark uses too.
-
-AVATAR_STACK=external: an already running stack, described by
+AVATAR_STACK unset or "loopback": the real jar behind a real Nginx on free loopback ports, with a
+throwaway CA (tools/loopback.py). AVATAR_STACK=external: a running stack, described by
   AVATAR_HOST                 name for SNI, Host and the certificate check
-  AVATAR_ADDR                 IP address to connect to
+  AVATAR_ADDR                 IP address to connect to (default: AVATAR_HOST)
   AVATAR_HTTPS_PORT           HTTPS port (default 443)
   AVATAR_HTTP_PORT            plain HTTP port (default 80)
-  AVATAR_HTTPS_REDIRECT_PORT  port the HTTP->HTTPS redirect names (default AVATAR_HTTPS_PORT)
+  AVATAR_HTTPS_REDIRECT_PORT  the HTTPS port port 80's redirect names (default AVATAR_HTTPS_PORT)
   AVATAR_CA                   PEM file of the CA to trust
   AVATAR_APP_STOP, AVATAR_APP_START  shell commands stopping/starting the Java service(s)
   AVATAR_FALLBACK_LOG_CMD     optional: shell command printing Nginx's fallback log
-  AVATAR_IMAGES_DIR           optional: the images the stack serves (default: images/)
-  AVATAR_HTTP3                1 | 0: the stack must | must not serve HTTP/3 on AVATAR_HTTPS_PORT (UDP)
-                              and name it in Alt-Svc (test_http3.py; unset: those tests fail)
-  AVATAR_PQ                   1 | 0: a client offering X25519MLKEM768 must get it | must get X25519
-                              (OpenSSL >= 3.5 behind Nginx or not; unset: those tests fail)
-  AVATAR_CLIENT_NETWORK       docker network the Debian 13 client container (tools/docker.sh
-                              trixie_client_ready) joins to reach AVATAR_ADDR (default "host")
-For the loopback stack AVATAR_HTTP3 and AVATAR_PQ are read from the file the template rendered for
-its Nginx (a "quic" listen; X25519MLKEM768 in ssl_ecdh_curve), the client network is "host".
-
-AVATAR_TRIXIE_CLIENT (any stack): the client image's name, set by the run.sh scripts; unset, the
-tests make it with tools/docker.sh (a missing Docker engine skips them, under CI=true fails).
+  AVATAR_IMAGES_DIR           optional: the set the stack serves (default: images/)
+  AVATAR_HTTP3, AVATAR_PQ     1 | 0: the stack must | must not serve HTTP/3 on the HTTPS port (UDP)
+                              and name it in Alt-Svc; give X25519MLKEM768 to a client offering it
+  AVATAR_CLIENT_NETWORK       docker network the Debian 13 client joins (default "host")
+The loopback stack reads HTTP/3 and ML-KEM from the site it rendered. AVATAR_TRIXIE_CLIENT (any
+stack): the Debian 13 client image (the run.sh scripts set it; unset, the tests make it).
 """
 import contextlib
 import os
@@ -35,7 +25,7 @@ from pathlib import Path
 
 import pytest
 import loopback
-# Re-exported for tests/nginx: where the repository and the Nginx files are, free ports, the renderer.
+# Re-exported for the other layers' tests.
 from loopback import NGINX_DIR, REPO, free_ports, load_renderer  # noqa: F401
 
 
@@ -47,12 +37,6 @@ class Stack:
     images_dir = REPO / "images"
     http3 = pq = None           # True/False: the stack must/must not serve HTTP/3, X25519MLKEM768
     client_network = "host"     # docker network of the Debian 13 client container
-
-    def stop_app(self):
-        raise NotImplementedError
-
-    def start_app(self):
-        raise NotImplementedError
 
     def fallback_log(self):
         """Text of Nginx's fallback log, or None when this stack cannot tell."""
@@ -71,8 +55,6 @@ def _flag(env, name):
         pytest.fail(f"{name}: must be 1 or 0, not {value!r}", pytrace=False)
     return value == "1"
 
-
-# --- external ---------------------------------------------------------------
 
 class ExternalStack(Stack):
     kind = "external"
@@ -118,20 +100,15 @@ class ExternalStack(Stack):
                               capture_output=True, text=True).stdout
 
 
-# --- loopback ---------------------------------------------------------------
-
 class LoopbackStack(loopback.LoopbackStack, Stack):
-    """The stack of tools/loopback.py (shared with the benchmark); a missing prerequisite
-    skips (under CI=true: fails, tests/conftest.py). Its access log is "full" unless asked
-    otherwise: the tests find their requests in it by markers in the query (the default,
-    "anonymous", keeps no query: tests/nginx/test_private_logs.py checks it)."""
+    """tools/loopback.py's stack; a missing prerequisite skips (under CI=true: fails). Its access
+    log is "full" unless asked otherwise: the tests find their requests in it by their query."""
 
     def __init__(self, images_dir=REPO / "images", access_log_mode="full", extra_variables=None):
         try:
             super().__init__(images_dir, access_log_mode, extra_variables)
         except loopback.Unavailable as e:
             pytest.skip(str(e))
-        # What the template decided for this Nginx (nginx -V), read from what it rendered.
         site = (self.conf_dir / "conf.d" / "fox-avatar.conf").read_text()
         self.http3 = bool(re.search(r"^\s*listen \S+ quic\b", site, re.M))
         self.pq = bool(re.search(r"^\s*ssl_ecdh_curve X25519MLKEM768[:;]", site, re.M))

@@ -1,7 +1,6 @@
-"""The TLS audit: testssl (Debian's testssl.sh) against a stack's HTTPS port, its JSON findings
-checked by id and severity. Narrow on purpose (about 40 s): protocols (-p), cipher categories (-s)
-and forward secrecy with the groups (-f); the certificate and the HTTP headers have their own
-tests. Used by tests/nginx (loopback stack, Debian 12's Nginx) and tests/compose (Debian 13's)."""
+"""The TLS audit: Debian's testssl against a stack's HTTPS port, its JSON findings checked by id and
+severity: protocols (-p), cipher categories (-s), forward secrecy and groups (-f), about 40 s.
+tests/nginx runs it on Debian 12's Nginx, tests/compose on Debian 13's."""
 import json
 import re
 import shutil

@@ -1,8 +1,6 @@
-"""Debian 13's clients (curl with HTTP/3, OpenSSL 3.5) in a container, for what Debian 12's cannot
-do: image local/fox-trixie-client (tools/docker.sh trixie_client_ready). Every run is a fresh
-`docker run --rm` on the stack's client network ("host" by default), with the stack's CA mounted
-at /ca.pem; names resolve to the stack's address through the clients' own flags (--resolve,
--connect + -servername), so the real host name is used for SNI, Host and the certificate check."""
+"""Debian 13's clients (curl with HTTP/3, OpenSSL 3.5) for what Debian 12's cannot do, each run a
+fresh `docker run --rm` of tools/docker.sh's image on the stack's client network, with the stack's CA
+at /ca.pem; the host name is resolved by the clients' own flags (SNI, Host, the certificate check)."""
 import os
 import shutil
 import subprocess
