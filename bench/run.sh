@@ -16,7 +16,7 @@ apt_need wrk apache2-utils nghttp2-client gnuplot-nox nginx php-fpm openssl curl
 # made once, and oha (tools/oha.sh: built from source, ~8 min once per machine). Without Docker the
 # candidate is left out with a note; under CI=true that is a failure. The smoke (BENCH_SMOKE=1) leaves the
 # candidate out and builds none of it: only oha loads it, and its HTTP/3 path is tested by the shared
-# HTTP suite's curl --http3-only (tests/stack/test_http3.py) in the nginx, compose and ansible layers.
+# HTTP suite's curl --http3-only (tests/stack/test_http.py) in the nginx, compose and ansible layers.
 only=" ${BENCH_ONLY:-} "; only=${only//,/ }
 if [ "${TUNE:-}" != 1 ] && [ "${SOAK:-}" != 1 ] && [ "${BENCH_SMOKE:-}" != 1 ] && [ "${BENCH_GATE:-}" != 1 ] &&
    [ "${CONNECTIONS:-}" != 1 ] &&
