@@ -11,7 +11,7 @@ BENCH_TRIXIE_CLIENT, tools/docker.sh trixie_client_ready) checks the first answe
 bench/run.sh makes the images and oha and exports their names; without them (no Docker) the candidate is left
 out with a note, except under CI=true, where that is a failure. The smoke (BENCH_SMOKE=1) leaves it out and
 bench/run.sh builds none of it: its rows are oha's alone, and building oha (about 8 minutes) buys a smoke
-that asserts no timing nothing; the HTTP/3 path is proven by tests/stack/test_http3.py's curl --http3-only."""
+that asserts no timing nothing; the HTTP/3 path is proven by tests/stack/test_http.py's curl --http3-only."""
 import json
 import os
 import shutil
@@ -96,7 +96,7 @@ class TrixieStack(Candidate):
     build = None  # the image's `nginx -V` text, asked once
     # make bench-smoke leaves it out (benchmark.run says so): only oha loads it.
     smoke_skip = ("loaded only by oha, which only make bench builds (tools/oha.sh); its HTTP/3 path is "
-                  "tested by curl --http3-only in tests/stack/test_http3.py")
+                  "tested by curl --http3-only in tests/stack/test_http.py")
 
     @classmethod
     def available(cls):

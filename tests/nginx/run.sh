@@ -11,7 +11,7 @@ source tools/apt.sh
 # libnss3-tools: certutil (the test CA into the browser's NSS database); optipng: tests/images;
 # testssl.sh: the TLS audit; util-linux: setpriv (test_selfsigned.py).
 apt_need nginx chromium chromium-driver libnss3-tools openssl optipng testssl.sh util-linux
-# Debian 13's clients (HTTP/3, ML-KEM) for tests/stack/test_http3.py, in a container.
+# Debian 13's clients (HTTP/3, ML-KEM) for tests/stack/test_http.py, in a container.
 source tools/docker.sh
 docker_engine_ready
 AVATAR_TRIXIE_CLIENT=$(trixie_client_ready)
