@@ -5,7 +5,8 @@
 #     CHANGELOG.md, galaxy.yml, the commit and tag, the registry's amd64+arm64 lists; its refusals
 #  2. the first block: 1.0.0 installed with compose from the registry, answering a 302 to an image
 #  3. "Upgrade": 1.1.0 released, then the page's upgrade block: the new images running
-#  4. the same release for arm64: both images pulled for linux/arm64 and run by compose under qemu
+#  4. the same release for arm64: both images pulled for linux/arm64 and run by compose under qemu (with
+#     room for the emulator: tests/release/run.sh's override)
 # The registry's name resolves for this machine's Docker engine (an /etc/hosts line, removed at the end:
 # the engine resolves it, not a namespace of ours); it is plain HTTP on 127.0.0.1:5000, which Docker
 # and tools/release.sh take as a loopback registry. Everything the run made is removed, also on failure.
@@ -159,8 +160,18 @@ refused "the same version (in the registry)" "^release: VERSION: 1.1.0 is alread
   VERSION=1.1.0 REGISTRY="$reg"
 
 step "1.1.0 for linux/arm64, run by compose under qemu"
-(cd "$server/fox-avatar" && export DOCKER_DEFAULT_PLATFORM=linux/arm64 && docker compose pull -q && docker compose up -d --wait) \
-  || fail "compose did not start the arm64 images"
+# Emulation's own cost, not the images': qemu-user's memory beside the JVM passes compose's 64 MiB, and
+# a loaded machine starts the emulated JVM slowly. This override gives both room (nothing else changes).
+cat >"$tmp/qemu.yml" <<'YAML'
+services:
+  app:
+    deploy: {resources: {limits: {memory: 512m}}}
+    healthcheck: {start_period: 300s}
+  nginx:
+    healthcheck: {start_period: 300s}
+YAML
+(cd "$server/fox-avatar" && export DOCKER_DEFAULT_PLATFORM=linux/arm64 && docker compose pull -q \
+   && docker compose -f docker-compose.yml -f "$tmp/qemu.yml" up -d --wait) || fail "compose did not start the arm64 images"
 for n in app nginx; do
   cid=$(cd "$server/fox-avatar" && docker compose ps -q "$n")
   [ "$(docker exec "$cid" uname -m)" = aarch64 ] || fail "$n: uname -m is $(docker exec "$cid" uname -m)"
