@@ -9,7 +9,7 @@ MVN   := mvn -B -q
 
 .PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible \
         test-ansible-specs test-molecule test-release bench bench-smoke bench-gate test-bench bench-report \
-        build run images release clean
+        test-journeys build run images release clean
 
 # test-app first: its Maven run writes the jar the Molecule runs ship (and needs no venv: prefetch
 # installs it meanwhile). Then two lanes (tests/lanes.sh): the Molecule runs and then the release layer
@@ -17,6 +17,11 @@ MVN   := mvn -B -q
 # tests/README.md, "Times"), the other layers here, one after the other.
 test: prefetch test-app test-docs
 	tests/lanes.sh test-nginx test-monitoring test-compose test-swarm test-ansible-specs bench-smoke -- test-molecule test-release
+
+# The first block of README.md and of every journey page it links ran as written, and has not changed
+# since (tests/lib/docblocks.py: the layers run the blocks and record them under .cache/docblocks).
+test-journeys:
+	tests/lib/docblocks.py check
 
 # Starts building docker compose v2 (the compose layer's) in the background while the first layers run.
 prefetch:
