@@ -2,11 +2,13 @@
 # namespace: it counts the fallback's answers Nginx sends to 127.0.0.1:5140 (UDP) with the program
 # monitoring/mtail/fox-avatar.mtail, mounted read-only by docker-compose.yml. Build context: the repository root.
 FROM debian:trixie-slim
+# The package's own user, by number: a runtime can tell it is not root.
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends mtail \
- && apt-get clean && rm -rf /var/lib/apt/lists/*
-USER mtail
+ && apt-get clean && rm -rf /var/lib/apt/lists/* \
+ && [ "$(id -u mtail):$(id -g mtail)" = 100:101 ]   # the package's user, numeric below
+USER 100:101
 EXPOSE 3903 5140/udp
 # Unhealthy once Nginx restarted under it (a new network namespace): PID 1 stopped, the restart
 # policy starts it again in Nginx's new one.

@@ -1,11 +1,13 @@
 # The monitoring profile's nginx-exporter (Debian 13's package), run in the Nginx container's
 # network namespace, where Nginx's stub_status listens on 127.0.0.1:8082. Build context: the repository root.
 FROM debian:trixie-slim
+# The package's own user, by number: a runtime can tell it is not root.
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus-nginx-exporter \
- && apt-get clean && rm -rf /var/lib/apt/lists/*
-USER prometheus
+ && apt-get clean && rm -rf /var/lib/apt/lists/* \
+ && [ "$(id -u prometheus):$(id -g prometheus)" = 100:101 ]   # the package's user, numeric below
+USER 100:101
 EXPOSE 9113
 # Unhealthy once Nginx restarted under it (a new network namespace): PID 1 stopped, the restart
 # policy starts it again in Nginx's new one.

@@ -1,12 +1,14 @@
 # The monitoring profile's Prometheus (Debian 13's package; its classic UI). Its configuration and
 # the alerts are mounted read-only by docker-compose.yml. Build context: the repository root.
 FROM debian:trixie-slim
+# The package's own user, by number: a runtime can tell it is not root.
 # hadolint ignore=DL3008
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus \
  && apt-get clean && rm -rf /var/lib/apt/lists/* \
+ && [ "$(id -u prometheus):$(id -g prometheus)" = 100:101 ] \
  && install -d -o prometheus -g prometheus -m 0750 /prometheus
-USER prometheus
+USER 100:101
 EXPOSE 9090
 VOLUME ["/prometheus"]
 HEALTHCHECK --interval=5s --timeout=3s --start-period=30s --retries=3 \
