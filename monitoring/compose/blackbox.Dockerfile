@@ -6,7 +6,7 @@ FROM debian:trixie-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus-blackbox-exporter \
  && apt-get clean && rm -rf /var/lib/apt/lists/* \
- && [ "$(id -u prometheus):$(id -g prometheus)" = 100:101 ]   # the package's user, numeric below
+ && [ "$(id -u prometheus):$(id -g prometheus)" = 100:101 ]
 USER 100:101
 EXPOSE 9115
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

@@ -6,11 +6,11 @@ FROM debian:trixie-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus-nginx-exporter \
  && apt-get clean && rm -rf /var/lib/apt/lists/* \
- && [ "$(id -u prometheus):$(id -g prometheus)" = 100:101 ]   # the package's user, numeric below
+ && [ "$(id -u prometheus):$(id -g prometheus)" = 100:101 ]
 USER 100:101
 EXPOSE 9113
-# Unhealthy once Nginx restarted under it (a new network namespace): PID 1 stopped, the restart
-# policy starts it again in Nginx's new one.
+# Unhealthy once Nginx restarted under it (a new network namespace): PID 1 stopped, and the
+# restart policy starts it again in Nginx's new one.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["bash", "-c", "get() { exec 3<>/dev/tcp/127.0.0.1/$1 && printf 'GET %s HTTP/1.0\\r\\n\\r\\n' $2 >&3 && IFS= read -r -t 2 s <&3 && [[ $s == HTTP/1.?' 200 '* ]]; }; (get 8082 /stub_status) || { kill -TERM 1; exit 1; }; get 9113 /"]
+  CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8082 && printf 'GET /stub_status HTTP/1.0\\r\\n\\r\\n' >&3 && IFS= read -r -t 2 s <&3 && [[ $s == HTTP/1.?' 200 '* ]] || { kill -TERM 1; exit 1; }"]
 ENTRYPOINT ["/usr/bin/prometheus-nginx-exporter", "--nginx.scrape-uri=http://127.0.0.1:8082/stub_status", "--web.listen-address=:9113"]

@@ -66,7 +66,9 @@ def through(port, path="/", ca=None, source=VISITOR):
 
 
 def assert_visitor_gets_a_fox_through(port, ca, checkout, env):
-    since = str(int(time.time()) - 1)
+    compose("kill", "-s", "SIGUSR1", "nginx", env=env, cwd=checkout)   # Nginx writes out its buffered log
+    time.sleep(1.5)
+    since = str(time.time())
     status, location = through(port, ca=ca)
     assert status == 302 and location.startswith("/a/"), (status, location)
     assert through(port, location, ca=ca)[0] == 200
@@ -163,7 +165,7 @@ def test_a_public_server_as_compose_md_writes_it(journey, tmp_path_factory):
     # renewed files copied in again: Nginx reloads with them (checked every second here), no restart
     override = checkout / "check-often.yml"
     override.write_text("services:\n  nginx:\n    environment: {NGINX_TLS_CHECK_SECONDS: '1'}\n")
-    env = dict(journey.env, COMPOSE_FILE=f"docker-compose.yml:{override}")
+    env = dict(journey.env, COMPOSE_FILE=f"{journey.env.get('COMPOSE_FILE', 'docker-compose.yml')}:{override}")
     compose("up", "-d", "--wait", env=env, cwd=checkout)
     (nginx,) = containers("nginx", env=env, cwd=checkout)
     started = inspect(nginx)["State"]["StartedAt"]

@@ -102,7 +102,7 @@ def test_an_upgrade_of_the_app_costs_no_answer_and_no_nginx_restart(tmp_path):
                    input=f"FROM {inspect(app)['Image']}\nLABEL dev.fox-avatar.test=upgraded\n")
     override = tmp_path / "upgrade.yml"
     override.write_text(f'services:\n  app: {{image: "{image}"}}\n')
-    files = {"COMPOSE_FILE": f"docker-compose.yml:{override}"}
+    files = {"COMPOSE_FILE": f"{os.environ.get('COMPOSE_FILE', 'docker-compose.yml')}:{override}"}
     nginx, started = nginx_started()
     try:
         with Visitors() as visitors:
