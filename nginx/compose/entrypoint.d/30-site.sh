@@ -17,7 +17,7 @@ if ! err=$(python3 /usr/local/lib/fox-avatar/nginx/render.py --images /srv/fox-a
       avatar_tls_certificate="$NGINX_TLS_DIR/fullchain.pem" avatar_tls_certificate_key="$NGINX_TLS_DIR/privkey.pem" \
       avatar_images_root=/srv/fox-avatar/images avatar_access_log_mode="$AVATAR_ACCESS_LOG" \
       avatar_access_log=/dev/stdout avatar_error_log=/dev/stderr avatar_fallback_log=/dev/stderr \
-      'avatar_status_listen=["127.0.0.1:8082"]' avatar_fallback_syslog=127.0.0.1:5140 avatar_map_hash=false \
+      'avatar_status_listen=["127.0.0.1:8082"]' avatar_fallback_syslog=127.0.0.1:5140 \
       "${upstream[@]}" 2>&1); then
   echo "nginx-entrypoint: AVATAR_IMAGES_DIR=${AVATAR_IMAGES_DIR:-./images}: not a complete image set (make one with \`make images SRC=DIR OUT=DIR\`): $(tail -n1 <<<"$err")" >&2
   exit 2
