@@ -37,7 +37,7 @@ cleanup() {
     (cd "$FOX_CHECKOUT" && docker compose logs --no-color --tail 30 >&2 2>/dev/null) || true
   fi
   [ ! -d "$FOX_CHECKOUT" ] || (cd "$FOX_CHECKOUT" && docker compose down -v --remove-orphans --timeout 5 >/dev/null 2>&1) || true
-  rm -rf "$tmp"
+  rm -rf "$tmp" "${FOX_SNAPSHOT:-/nonexistent}"
   echo "== compose: layer took $(($(date +%s) - t0)) s (exit $rc)"
   exit $rc
 }
@@ -52,6 +52,9 @@ hadolint app/Dockerfile nginx/Dockerfile monitoring/compose/*.Dockerfile
 step "README.md's first block, as written"
 exec 7>/run/lock/fox-avatar-compose-ports.lock
 flock 7   # the README's ports, 8443 and 8080 on 127.0.0.1, and the public server's 443 and 80
+# On a fresh machine the first `up` builds: so here too (the layer cache keeps it quick), never an
+# older tree's images left under the same names.
+docker image rm -f fox-avatar/{app,nginx,prometheus,nginx-exporter,mtail,blackbox}:local >/dev/null 2>&1 || true
 snapshot=$(python3 tests/lib/docblocks.py snapshot)
 export FOX_SNAPSHOT=$snapshot
 mkdir "$tmp/readme"

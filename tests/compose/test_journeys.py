@@ -20,8 +20,9 @@ from compose_helpers import ROOT, compose, containers, docblocks, inspect, logs,
 
 NAME = "avatar.example.org"
 VISITOR = "127.0.5.9"   # a loopback address of this machine: the visitor behind the proxy
-pytestmark = pytest.mark.skipif(not os.environ.get("FOX_SNAPSHOT"),
-                                reason="needs tests/compose/run.sh's snapshot of the tree (FOX_SNAPSHOT)")
+pytestmark = [pytest.mark.skipif(not os.environ.get("FOX_SNAPSHOT"),
+                                 reason="needs tests/compose/run.sh's snapshot of the tree (FOX_SNAPSHOT)"),
+              pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")]
 
 
 def fenced(page, language):

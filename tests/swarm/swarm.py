@@ -7,9 +7,7 @@ import time
 from dataclasses import dataclass
 
 import requests
-import urllib3
 
-urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
 STACK = "fox-avatar"
 
 
@@ -46,7 +44,7 @@ class Swarm:
             self.nodes.append(Node(c, info[0], info[1]))
             if len(self.nodes) == 1:
                 # the manager's engine, for a docker CLI on this machine (the pages' blocks)
-                self.docker_host = f"unix:///proc/{info[2]}/root/var/run/docker.sock"
+                self.docker_host = f"unix:///proc/{info[2]}/root/run/docker.sock"   # /var/run links to /run
         self.manager = self.nodes[0]
 
     def tasks(self, service):

@@ -17,7 +17,8 @@ import docblocks  # noqa: E402
 
 NAME = "avatar.example.org"
 RELEASE = {"AVATAR_REGISTRY": "registry.example:5000", "AVATAR_VERSION": "1.0.0"}   # the page's exports
-pytestmark = pytest.mark.skipif(not os.environ.get("SWARM_NODES"), reason="needs tests/swarm/run.sh's swarm")
+pytestmark = [pytest.mark.skipif(not os.environ.get("SWARM_NODES"), reason="needs tests/swarm/run.sh's swarm"),
+              pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")]   # each node's own certificate
 
 
 @pytest.fixture(scope="module")
