@@ -4,7 +4,7 @@
 #  2. README.md's first block as written, in a clean directory, from a snapshot of this tree: the
 #     stack on 127.0.0.1:8443 and 8080 (a machine-wide lock: the ports are the README's)
 #  3. on that stack: the shared HTTP suite (tests/stack: HTTP/3 over the published UDP port), the
-#     compose behaviour (tests/compose: images, stack, release), then docs/monitoring.md's first
+#     compose behaviour (tests/compose: images, stack), then docs/monitoring.md's first
 #     block and its tests; the stack taken down
 #  4. the other journeys, each from a fresh clone (test_journeys.py): behind-a-proxy.md, compose.md
 # Everything the run made goes, also on failure. CI=true makes a skipped test fail.
@@ -22,10 +22,8 @@ base_image_ready debian:trixie-slim trixie
 trixie_client=$(trixie_client_ready)
 apt_need caddy nginx sudo
 . tools/venv.sh
-. tests/swarm/swarm.sh
-FOX_REGISTRY_IMAGE=$(swarm_registry_ready)
 for v in $(compgen -v AVATAR_) $(compgen -v COMPOSE_); do unset "$v"; done
-export FOX_REGISTRY_IMAGE AVATAR_TRIXIE_CLIENT=$trixie_client
+export AVATAR_TRIXIE_CLIENT=$trixie_client
 export COMPOSE_PROJECT_NAME=fox-avatar-test-$$
 export EXTRA_CA_CERTS=${EXTRA_CA_CERTS-$(cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true)}
 tmp=$(mktemp -d /var/tmp/fox-avatar-compose.XXXXXX)   # readable by the containers' users
@@ -71,8 +69,7 @@ AVATAR_APP_START="cd $FOX_CHECKOUT && docker compose up -d --wait --no-recreate 
   python -m pytest -q -p no:cacheprovider tests/stack
 
 step "compose's own behaviour (tests/compose)"
-python -m pytest -q -p no:cacheprovider tests/compose/test_images.py tests/compose/test_stack.py \
-  tests/compose/test_release.py
+python -m pytest -q -p no:cacheprovider --durations=5 tests/compose/test_images.py tests/compose/test_stack.py
 
 step "docs/monitoring.md's first block, as written, and the profile's tests"
 python3 tests/lib/docblocks.py run docs/monitoring.md 0 --cwd "$FOX_CHECKOUT"
@@ -81,7 +78,7 @@ docker image ls --format 'table {{.Repository}}:{{.Tag}}\t{{.Size}}' | grep -E '
 (cd "$FOX_CHECKOUT" && docker compose down -v --timeout 5 >/dev/null 2>&1)
 
 step "the journeys of behind-a-proxy.md and compose.md, as written"
-python -m pytest -q -p no:cacheprovider tests/compose/test_journeys.py
+python -m pytest -q -p no:cacheprovider --durations=2 tests/compose/test_journeys.py
 
 step "nothing left"
 left=$({ docker ps -a --format '{{.Label "com.docker.compose.project"}}'

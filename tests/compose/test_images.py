@@ -76,3 +76,14 @@ def test_a_wrong_setting_is_one_line_naming_it(setting, value):
     done = compose("run", "--rm", "--no-deps", "-T", "nginx", env=env, check=False)
     errors = [line for line in done.stderr.splitlines() if line.startswith("nginx-entrypoint:")]
     assert done.returncode == 2 and len(errors) == 1 and setting in errors[0], done.stderr
+
+
+def test_a_release_that_cannot_be_pulled_stops_up_naming_its_settings():
+    """With AVATAR_REGISTRY and AVATAR_VERSION nothing is built: a failed pull (no registry listens
+    here) falls back to a build target no Dockerfile has, named after the two settings."""
+    env = dict(os.environ, COMPOSE_PROJECT_NAME=os.environ["COMPOSE_PROJECT_NAME"] + "-release",
+               AVATAR_REGISTRY="127.0.0.1:9", AVATAR_VERSION="0.0.0", AVATAR_HTTPS_PORT="0", AVATAR_HTTP_PORT="0")
+    up = compose("up", "-d", "--wait", env=env, check=False)
+    assert up.returncode != 0 and "released-images-are-pulled-never-built--AVATAR_REGISTRY--AVATAR_VERSION" \
+        in up.stdout + up.stderr, up.stdout + up.stderr
+    assert compose("ps", "-a", "-q", env=env).stdout == ""

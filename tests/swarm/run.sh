@@ -18,6 +18,7 @@ export AVATAR_TRIXIE_CLIENT
 . tools/venv.sh
 . tests/swarm/swarm.sh
 swarm_images_ready
+hadolint tests/swarm/*.Dockerfile
 for v in $(compgen -v AVATAR_); do [ "$v" = AVATAR_TRIXIE_CLIENT ] || unset "$v"; done
 
 id=fox-swarm-$$
