@@ -4,8 +4,8 @@
 #  2. README.md's first block as written, in a clean directory, from a snapshot of this tree: the
 #     stack on 127.0.0.1:8443 and 8080 (a machine-wide lock: the ports are the README's)
 #  3. on that stack: the shared HTTP suite (tests/stack: HTTP/3 over the published UDP port), the
-#     compose behaviour (tests/compose: images, stack), then docs/monitoring.md's first
-#     block and its tests; the stack taken down
+#     compose behaviour (test_images.py; test_stack.py, with the first blocks of docs/scaling.md and
+#     docs/own-pictures.md), then docs/monitoring.md's first block and its tests; the stack taken down
 #  4. the other journeys, each from a fresh clone (test_journeys.py): behind-a-proxy.md, compose.md
 # Everything the run made goes, also on failure. CI=true makes a skipped test fail.
 set -euo pipefail

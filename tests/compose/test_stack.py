@@ -1,6 +1,6 @@
 """What compose adds to the shared HTTP suite, on the README's stack: the fallback while the app
-dies and restarts, Nginx following --scale and an upgrade of the app without a restart or a lost
-answer, a set of one's own pictures, and logs without anything personal."""
+dies and restarts, Nginx following docs/scaling.md's replicas and an upgrade of the app without a
+restart or a lost answer, docs/own-pictures.md's set, and logs without anything personal."""
 import os
 import re
 import shutil
