@@ -15,7 +15,7 @@
 # but that one, no seccomp/AppArmor/SELinux confinement, the host's cgroup tree (cgroup v1 here) and a
 # cgroup parent of its own per node, and the kernel's IPv6 knobs writable (overlay networks set them).
 
-: "${SWARM_IMAGE_TAG:=1}"
+: "${SWARM_IMAGE_TAG:=2}"
 _SWARM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 _swarm_build() { # IMAGE DOCKERFILE [build args...]

@@ -1,0 +1,180 @@
+"""What compose adds to the shared HTTP suite, on the README's stack: the fallback while the app
+dies and restarts, Nginx following docs/scaling.md's replicas and an upgrade of the app without a
+restart or a lost answer, docs/own-pictures.md's set, and logs without anything personal."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import requests
+from PIL import Image
+
+from compose_helpers import (FOX_LOCATIONS, HTTPS, address, avatar, compose, containers, docblocks, inspect,
+                             logs, pytestmark, wait_for)  # noqa: F401
+from imageset import read_manifest
+from stack.private_values import FORWARDED_FOR, KEY, MD5, REFERER, SECRETS, USER_AGENT
+
+
+class Visitors(threading.Thread):
+    """One avatar after another, each on a new connection, its image fetched: (ok, fallback, bad)."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.ok = self.fallback = 0
+        self.bad = []
+        self.done = threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            try:
+                status, location, fallback = avatar()
+                image = requests.get(HTTPS + location, verify=os.environ["AVATAR_CA"], timeout=5) \
+                    if status == 302 and location in FOX_LOCATIONS else None
+                if image is None or image.status_code != 200:
+                    self.bad.append((status, location))
+                else:
+                    self.ok += 1
+                    self.fallback += fallback
+            except requests.RequestException as e:
+                self.bad.append(repr(e))
+
+    def __enter__(self):
+        self.start()
+        wait_for("a first answer", lambda: self.ok or self.bad, timeout=10, interval=0.05)
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.join(10)
+
+
+def nginx_started():
+    (nginx,) = containers("nginx")
+    return nginx, inspect(nginx)["State"]["StartedAt"]
+
+
+def pool():
+    return sorted(re.findall(r"^server (\S+):8080;", compose("exec", "-T", "nginx", "cat", "/run/nginx/upstream/app.conf").stdout, re.M))
+
+
+def test_the_fallback_answers_while_the_app_dies_and_compose_restarts_it():
+    (app,) = containers("app")
+    before = inspect(app)
+    # a crash, as the OOM killer's: not `docker kill`, which the engine counts as a stop
+    with Visitors() as visitors:
+        os.kill(before["State"]["Pid"], signal.SIGKILL)
+        wait_for("the app restarted and healthy", lambda: inspect(app)["State"]["Pid"] != before["State"]["Pid"]
+                 and inspect(app)["State"].get("Health", {}).get("Status") == "healthy", timeout=90)
+        wait_for("the app answering again", lambda: not avatar()[2], timeout=30)
+    assert visitors.bad == [] and visitors.fallback > 0, (visitors.ok, visitors.fallback, visitors.bad[:5])
+    assert inspect(app)["RestartCount"] == before["RestartCount"] + 1
+
+
+def test_nginx_follows_the_replicas_of_scaling_md_without_a_restart():
+    nginx, started = nginx_started()
+    docblocks.run("docs/scaling.md", cwd=os.environ["FOX_CHECKOUT"])
+    try:
+        want = sorted(address(c) for c in containers("app"))
+        assert len(want) == 3
+        wait_for("Nginx's pool of three", lambda: pool() == want, timeout=10)
+        since = time.time()
+        for _ in range(60):
+            status, location, fallback = avatar()
+            assert status == 302 and location in FOX_LOCATIONS and not fallback, (status, location)
+        used = lambda: set(re.findall(r'ua="([\d.]+):8080"', logs("nginx", "--since", str(int(since) - 1))))  # noqa: E731
+        wait_for(f"answers from each of {want}", lambda: used() >= set(want), timeout=10)
+        assert nginx_started() == (nginx, started)
+    finally:
+        compose("up", "-d", "--wait", "--no-recreate", "--scale", "app=1")
+
+
+def test_an_upgrade_of_the_app_costs_no_answer_and_no_nginx_restart(tmp_path):
+    """Another image for the app (the running one with a label more) under an override file: compose
+    replaces the app alone; Nginx's fallback answers while it is away and follows its new address."""
+    (app,) = containers("app")
+    image = f"{os.environ['COMPOSE_PROJECT_NAME']}/app:upgraded"
+    subprocess.run(["docker", "build", "-q", "-t", image, "-"], check=True, capture_output=True, text=True,
+                   input=f"FROM {inspect(app)['Image']}\nLABEL dev.fox-avatar.test=upgraded\n")
+    override = tmp_path / "upgrade.yml"
+    override.write_text(f'services:\n  app: {{image: "{image}"}}\n')
+    files = {"COMPOSE_FILE": f"{os.environ.get('COMPOSE_FILE', 'docker-compose.yml')}:{override}"}
+    nginx, started = nginx_started()
+    try:
+        with Visitors() as visitors:
+            compose("up", "-d", "--wait", "--no-build", env=dict(os.environ, **files))
+            (new,) = containers("app")
+            wait_for("Nginx's pool at the new app", lambda: pool() == [address(new)], timeout=10)
+            wait_for("the new app answering", lambda: not avatar()[2], timeout=30)
+        assert visitors.bad == [] and visitors.fallback > 0, (visitors.ok, visitors.fallback, visitors.bad[:5])
+        assert nginx_started() == (nginx, started)
+    finally:
+        compose("up", "-d", "--wait", "--no-build")
+        subprocess.run(["docker", "rmi", image], capture_output=True)
+
+
+def test_own_pictures_md_makes_and_serves_a_set_of_ones_own_pictures():
+    """docs/own-pictures.md's block as written, in the README's checkout, with two pictures in
+    $HOME/my-pictures (a home of the test's own, readable by the containers' users)."""
+    home = Path(tempfile.mkdtemp(prefix="fox-avatar-home.", dir="/var/tmp"))
+    home.chmod(0o755)
+    (home / "my-pictures").mkdir()
+    Image.new("RGB", (300, 300), (200, 90, 30)).save(home / "my-pictures" / "alice.png")
+    Image.new("RGB", (200, 200), (40, 120, 220)).save(home / "my-pictures" / "bob.jpg")
+    env_file = Path(os.environ["FOX_CHECKOUT"]) / ".env"
+    before = env_file.read_text() if env_file.exists() else ""
+    pip_cache = subprocess.run(["pip3", "cache", "dir"], capture_output=True, text=True).stdout.strip()
+    try:
+        docblocks.run("docs/own-pictures.md", cwd=os.environ["FOX_CHECKOUT"],
+                      env={"HOME": str(home), **({"PIP_CACHE_DIR": pip_cache} if pip_cache else {})}, timeout=600)
+        own = {f"/{e.path}" for e in read_manifest(home / "avatar-set").images}
+        for _ in range(20):
+            status, location, fallback = avatar()
+            assert status == 302 and location in own and not fallback, (status, location)
+            assert requests.get(HTTPS + location, verify=os.environ["AVATAR_CA"], timeout=5).status_code == 200
+        # a fox a browser cached before the change lands on one of the new pictures
+        old = requests.get(HTTPS + next(iter(FOX_LOCATIONS)), verify=os.environ["AVATAR_CA"],
+                           allow_redirects=False, timeout=5)
+        assert old.status_code == 302 and old.headers["Location"] in own
+    finally:
+        env_file.write_text(before)
+        compose("up", "-d", "--wait", "--no-build")
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_docker_compose_logs_hold_nothing_personal():
+    """A visitor on the project's network (its address known) sends keys, hashes, a Referer, a
+    User-Agent and X-Forwarded-For, with the app up and stopped (the error log's lines too)."""
+    (nginx,) = containers("nginx")
+    (network,) = inspect(nginx)["NetworkSettings"]["Networks"]
+    paths = [f"/?u={KEY}&s=80", f"/avatar/{MD5}", f"/avatar/{MD5.upper()}.png?s=40"]
+    script = ('hostname -I; for u in "$@"; do curl -sk -o /dev/null -w "%{http_code}\\n" -H "Referer: $R" '
+              '-A "$A" -H "X-Forwarded-For: $X" "https://nginx:8443$u"; done')
+
+    def visit():
+        done = subprocess.run(["docker", "run", "--rm", "--network", network, "-e", f"R={REFERER}", "-e",
+                               f"A={USER_AGENT}", "-e", f"X={FORWARDED_FOR}", os.environ["AVATAR_TRIXIE_CLIENT"],
+                               "sh", "-c", script, "sh", *paths], capture_output=True, text=True, timeout=120)
+        visitor, *statuses = done.stdout.split()
+        assert statuses == ["302"] * len(paths), done.stdout + done.stderr
+        return visitor
+
+    since = str(int(time.time()) - 1)
+    visitors = [visit()]
+    compose("stop", "app")
+    try:
+        visitors.append(visit())
+    finally:
+        compose("up", "-d", "--wait", "--no-recreate", "app")
+    compose("kill", "-s", "SIGUSR1", "nginx")   # Nginx writes out its buffered access log
+    time.sleep(1.5)
+    text = logs("nginx", "--since", since) + logs("app", "--since", since)
+    leaks = [name for name, value in SECRETS.items() if value in text]
+    leaks += [v for v in visitors if re.search(re.escape(v) + r"(?!\d)", re.sub(r'ua="[^"]*"', "", text))]
+    assert not leaks, leaks
+    network24 = visitors[0].rsplit(".", 1)[0] + ".0"
+    assert len(re.findall(rf"^{re.escape(network24)} - - \[.*fallback=1$", text, re.M)) >= len(paths), text
