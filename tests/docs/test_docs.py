@@ -168,11 +168,8 @@ AVATAR = re.compile(r"\bAVATAR_[A-Z0-9_]*[A-Z0-9]\b")
 
 
 def compose_settings():
-    """The compose settings: what docker-compose.yml reads from the environment and .env.example sets."""
-    yml = (ROOT / "docker-compose.yml").read_text()
-    env = (ROOT / ".env.example").read_text()
-    return (set(re.findall(r"\$\{(AVATAR_[A-Z0-9_]+)", yml))
-            | set(re.findall(r"^(AVATAR_[A-Z0-9_]+)=", env, re.M)))
+    """The compose settings: what docker-compose.yml reads from the environment."""
+    return set(re.findall(r"\$\{(AVATAR_[A-Z0-9_]+)", (ROOT / "docker-compose.yml").read_text()))
 
 
 def stack_settings():
