@@ -1,6 +1,6 @@
 """python3 -m imageset COMMAND ... (from the repository root, or PYTHONPATH=ROOT): the image set's command line.
 
-    write DIR [--prefix P] [--ids FILE] [--no-legacy]
+    write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZE,...]
         name DIR's rendered PREFIX-N-SIZE.EXT files by content and write DIR/manifest.tsv (writer.py;
         the ids are PREFIX-N, or FILE's lines, one per picture); prints the summary
     check DIR        read and check DIR's set (manifest and every file it lists); prints a summary
@@ -19,11 +19,11 @@ from .manifest import ManifestError, read_manifest
 from .nginx_include import write as write_nginx_include
 from .writer import ManifestInputError, rendered, write_set
 
-USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | java [FILE] | nginx [FILE]"
+USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZES] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | java [FILE] | nginx [FILE]"
 
 
 def _write(argv):
-    args, prefix, ids_file, legacy = [], "Renard", None, True
+    args, prefix, ids_file, legacy, variants = [], "Renard", None, True, None
     it = iter(argv)
     for a in it:
         if a == "--prefix":
@@ -32,6 +32,9 @@ def _write(argv):
             ids_file = next(it, "")
         elif a == "--no-legacy":
             legacy = False
+        elif a == "--variants":
+            directory, count, sizes = next(it, "::").split(":")
+            variants = (directory, int(count), [int(x) for x in sizes.split(",")])
         else:
             args.append(a)
     if len(args) != 1:
@@ -47,7 +50,7 @@ def _write(argv):
             return 1
     else:
         ids = [f"{prefix}-{n}" for n, _ in found]
-    print(write_set(scratch, [(n, i, sizes) for (n, sizes), i in zip(found, ids)], prefix, legacy))
+    print(write_set(scratch, [(n, i, sizes) for (n, sizes), i in zip(found, ids)], prefix, legacy, variants))
     return 0
 
 

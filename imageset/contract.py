@@ -24,6 +24,20 @@ HASH_HEX = 10
 BUCKETS = 10_000
 PART = 0xFFFFFFFF // BUCKETS        # 429496: split_clients' width of a 0.01 % part
 
+# Keyed identities (a drawn set's variants): a key's variant is split_clients over MurmurHash2 of the
+# key followed by VARIANT_SUFFIX, in the manifest's count of equal parts (a divisor of 10,000, so
+# each part is a whole number of hundredths of a percent: split_clients' precision).
+VARIANT_SUFFIX = b"#v"
+# An identity's files: DIR/PREFIX-FOX-vV.svg (stored gzipped as .svg.gz; Nginx's gzip_static) for a
+# request whose Accept lists image/svg+xml, else DIR/PREFIX-FOX-vV-SIZE.png (SIZE snapped up to the
+# variants record's sizes, the largest above them).
+IDENTITY_SVG = "image/svg+xml"
+
+
+def identity_path(directory, prefix, fox, v, size=None):
+    """The served path of fox's variant v: its SVG (size None) or its PNG of that size."""
+    return f"{directory}/{prefix}-{fox}-v{v}" + (".svg" if size is None else f"-{size}.png")
+
 # Gravatar's size rule for /avatar/ (the sidecar's GravatarSize and the Nginx fallback's map): no
 # or an invalid size is GRAVATAR_DEFAULT px; 1 to GRAVATAR_MAX px is its range.
 GRAVATAR_DEFAULT = 80
