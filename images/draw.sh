@@ -2,8 +2,7 @@
 # Regenerate the fox avatar set: draw every fox at every ladder size in every format
 # (images/draw.py, images/encode.py), optimise the PNGs losslessly (optipng), name the files
 # by content and list them (the image set's owner, imageset: a/Renard-N-SIZE.HASH.EXT,
-# the legacy Renard-N.png, manifest.tsv), draw the keyed identities unless drawn already
-# (images/identities.py: i/HASH/, not committed), then refresh the README's contact sheet (docs/foxes.png).
+# the legacy Renard-N.png, manifest.tsv), then refresh the README's contact sheet (docs/foxes.png).
 #
 #   images/draw.sh [OUTDIR]     default: images/ (what `make images` runs)
 #
@@ -28,11 +27,10 @@ trap 'rm -rf "$tmp"' EXIT
 python3 "$here/draw.py" "$tmp"
 optipng -quiet -o2 -strip all "$tmp"/*.png
 imageset() { PYTHONPATH="$root" python3 -m imageset "$@"; }
-summary=$(imageset write "$tmp" --variants "$(python3 "$here/identities.py" --describe)")
+summary=$(imageset write "$tmp")
 
 # Swap in: new files first, then the manifest, then away with what it no longer names.
 imageset swap-in "$tmp" "$out"
-python3 "$here/identities.py" "$out"
 
 # The README's contact sheet follows the image set (only for the real set).
 if [ "$out" = "$here" ]; then

@@ -44,6 +44,11 @@ def identity_dir():
     return "i/" + h.hexdigest()[:10]
 
 
+def describe():
+    """DIR:COUNT:SIZES, what the manifest's variants record says (python3 -m imageset write --variants)."""
+    return f"{identity_dir()}:{VARIANTS}:{','.join(map(str, SIZES))}"
+
+
 def png(im):
     """64 colours (no visible loss on flat art at these sizes), zlib at its best."""
     out = io.BytesIO()
@@ -91,7 +96,7 @@ def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     opts = dict((a[2:] + "=").split("=")[:2] for a in argv[1:] if a.startswith("--"))
     if "describe" in opts:
-        print(f"{identity_dir()}:{VARIANTS}:{','.join(map(str, SIZES))}")
+        print(describe())
         return 0
     if len(args) != 1:
         print(__doc__, file=sys.stderr)

@@ -11,6 +11,7 @@ import pytest
 from imageset import read_manifest
 from imageset.buckets import murmur2, variant_of
 from imageset.contract import BUCKETS, PART
+from imageset.manifest import ManifestError, parse_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "images"))
@@ -43,10 +44,31 @@ def test_background_colours_stay_apart_for_each_vision(vision):
     assert nearest[0] >= MIN_DISTANCE, nearest
 
 
-def test_manifest_names_the_current_drawing_of_the_identities():
-    vs = manifest().variants
-    assert f"{vs.directory}:{vs.count}:{','.join(map(str, vs.sizes))}" == \
-        f"{identities.identity_dir()}:{VARIANTS}:{','.join(map(str, identities.SIZES))}"
+def with_variants(record):
+    """The committed manifest with a variants record (the sidecar reads it once it knows it)."""
+    text = (ROOT / "images" / "manifest.tsv").read_text(encoding="utf-8")
+    return text.replace("\ndefault\t", f"\n{record}\ndefault\t", 1)
+
+
+def test_variants_record_names_each_identity_file_by_fox_variant_and_size():
+    directory, count, sizes = identities.describe().split(":")
+    m = parse_manifest(with_variants(f"variants\t{directory}\tRenard\t{count}\t{sizes.replace(',', ' ')}"))
+    assert (m.variants.count, m.variants.sizes) == (VARIANTS, identities.SIZES)
+    assert m.identity(7, 23, 80, svg=True) == f"/{directory}/Renard-7-v23.svg"
+    assert m.identity(7, 23, 32, svg=False) == f"/{directory}/Renard-7-v23-64.png"
+    assert m.identity(7, 23, 65, svg=False) == f"/{directory}/Renard-7-v23-256.png"
+    assert m.identity(7, 23, 512, svg=False) == f"/{directory}/Renard-7-v23-256.png"
+    assert len(m.variants.paths(m.foxes)) == 21 * VARIANTS * 3
+
+
+@pytest.mark.parametrize("record, fault", [
+    ("variants\ti/x\tRenard\t64\t64 256", "variant count 64 does not divide 10000"),
+    ("variants\ti/x\tRenard\t80\t256 64", "identity sizes '256 64' are not ascending"),
+    ("variants\t../x\tRenard\t80\t64", "has a .. segment"),
+])
+def test_a_bad_variants_record_is_refused_naming_its_fault(record, fault):
+    with pytest.raises(ManifestError, match=fault):
+        parse_manifest(with_variants(record))
 
 
 def test_variant_count_is_split_clients_parts_of_whole_hundredths():
