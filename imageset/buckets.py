@@ -66,7 +66,7 @@ def variant_of(key, count):
     """The variant (0..count-1) of a key (bytes): split_clients "${key}#v" with count equal parts of
     10000/count hundredths of a percent (count divides 10,000), the last taking the rest. Independent
     of the key's bucket, so the set's pictures can change without moving a key's variant."""
-    return min(murmur2(key + VARIANT_SUFFIX) // (0xFFFFFFFF // count), count - 1)
+    return min(murmur2(key + VARIANT_SUFFIX.encode()) // (0xFFFFFFFF // count), count - 1)
 
 
 def bucket_of(h):

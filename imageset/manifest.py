@@ -10,7 +10,7 @@
     m.largest(fox=7), m.sizes_of(fox=7)       # a picture's own ladder (a prefix of m.sizes)
     m.buckets                                 # BUCKETS picture numbers; m.keyed_fox(murmur2_hash)
 
-Manifest v2 (the records `format`, `keyed`, `default`, `image`, `legacy`, `buckets`; see the header
+Manifest v2 (the records `format`, `keyed`, `default`, `image`, `legacy`, `buckets`, `variants`; see the header
 writer.py writes). The manifest is the image-set contract: Nginx serves, the sidecar redirects to, the
 fallback picks from, and the tests check exactly the files it lists. This module reads and checks it;
 the sidecar's reader (app/.../ManifestReader.java) makes the same checks in the same order with the
@@ -25,12 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .contract import (ACCEPT_CLASS_TOKEN, ACCEPT_TOKEN, BUCKETS, EXTENSION, MANIFEST, MAX_AGE, MAX_FOX,
-                       MAX_KEY_LENGTH, MAX_SIZE, MEDIA_TYPE, NUMBER, PART, PATH, identity_path)
+                       MAX_KEY_LENGTH, MAX_SIZE, MEDIA_TYPE, NUMBER, PART, PATH, IDENTITY_PREFIX, MP, BLANK,
+                       identity_path)
 
-_EXTENSION, _MEDIA_TYPE, _NUMBER, _PATH = (re.compile(p) for p in (EXTENSION, MEDIA_TYPE, NUMBER, PATH))
+_EXTENSION, _MEDIA_TYPE, _NUMBER, _PATH, _PREFIX = (re.compile(p) for p in (EXTENSION, MEDIA_TYPE, NUMBER, PATH,
+                                                                           IDENTITY_PREFIX))
 _TOKEN, _CLASS_TOKEN = re.compile(ACCEPT_TOKEN), re.compile(ACCEPT_CLASS_TOKEN)
 # C0 and C1 control characters but the tab (a CR is allowed only as a line's last character: CR LF).
-_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
 
@@ -63,10 +64,18 @@ class Variants:
     count: int
     sizes: tuple
 
+    def stem(self, fox, v):
+        return f"{self.prefix}-{fox}-v{v}"
+
+    def location(self, stem, size, svg):
+        """The location of an identity (or MP, BLANK) for a size asked (px) and Accept's SVG choice."""
+        return "/" + identity_path(self.directory, stem, None if svg else
+                                   next((s for s in self.sizes if s >= size), self.sizes[-1]))
+
     def paths(self, foxes):
-        """Every identity file as stored (the SVGs gzipped)."""
-        return [identity_path(self.directory, self.prefix, f, v, s) + ("" if s else ".gz")
-                for f in foxes for v in range(self.count) for s in (None,) + self.sizes]
+        """Every file as stored (the SVGs gzipped): each identity's, d=mp's and d=blank's."""
+        stems = [self.stem(f, v) for f in foxes for v in range(self.count)] + [MP, BLANK]
+        return [identity_path(self.directory, t, s) + ("" if s else ".gz") for t in stems for s in (None,) + self.sizes]
 
 
 @dataclass(frozen=True)
@@ -108,11 +117,8 @@ class Manifest:
         return [e.path for e in self.images + self.legacy]
 
     def identity(self, fox, v, size, svg):
-        """The location of fox's variant v: its SVG, or its PNG of the smallest identity size at least
-        size (the largest above them)."""
-        vs = self.variants
-        return "/" + identity_path(vs.directory, vs.prefix, fox, v,
-                                   None if svg else next((s for s in vs.sizes if s >= size), vs.sizes[-1]))
+        """The location of fox's variant v for a size asked and Accept's SVG choice."""
+        return self.variants.location(self.variants.stem(fox, v), size, svg)
 
     def location(self, fox, size, fmt):
         for e in self.images:

@@ -58,7 +58,7 @@ def test_variants_record_names_each_identity_file_by_fox_variant_and_size():
     assert m.identity(7, 23, 32, svg=False) == f"/{directory}/Renard-7-v23-64.png"
     assert m.identity(7, 23, 65, svg=False) == f"/{directory}/Renard-7-v23-256.png"
     assert m.identity(7, 23, 512, svg=False) == f"/{directory}/Renard-7-v23-256.png"
-    assert len(m.variants.paths(m.foxes)) == 21 * VARIANTS * 3
+    assert len(m.variants.paths(m.foxes)) == (21 * VARIANTS + 2) * 3     # and d=mp, d=blank
 
 
 @pytest.mark.parametrize("record, fault", [

@@ -132,6 +132,15 @@ final class TestImages {
         return java.nio.ByteBuffer.wrap(d, 0, 8).getLong();
     }
 
+    /** The variants record {@link #addVariants} writes: 80 identities a picture, PNGs at 64 and 256 px. */
+    static final String VARIANTS = "variants\ti/0123456789\tRenard\t80\t64 256";
+
+    /** Adds the keyed identities' record to dir's manifest (their files are never read: drawn where served). */
+    static void addVariants(Path dir) throws IOException {
+        Files.writeString(dir.resolve(ImageSetContract.FILE), VARIANTS + "\n", StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.APPEND);
+    }
+
     static void writeManifest(Path dir, List<String> lines) throws IOException {
         Files.writeString(dir.resolve(ImageSetContract.FILE), String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
     }
