@@ -9,7 +9,7 @@ MVN   := mvn -B -q
 
 .PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible \
         test-ansible-specs test-molecule test-release bench bench-smoke bench-gate test-bench bench-report \
-        build run images release clean
+        build run images people release clean
 
 # test-app first: its Maven run writes the jar the Molecule runs ship (and needs no venv: prefetch
 # installs it meanwhile). Then two lanes (tests/lanes.sh): the Molecule runs and then the release layer
@@ -91,7 +91,7 @@ test-bench:
 bench-report:
 	bench/run.sh --render
 
-# make images                      draw the fox set into images/ (images/draw.sh)
+# make images                      draw the fox set and its keyed identities into images/ (images/draw.sh)
 # make images SRC=DIR [OUT=DIR] [PAD=1]   a folder of your own pictures -> an image set in OUT
 #                                   (default images/; docs/own-pictures.md)
 # SRC and OUT reach the script through the environment, exactly as typed: a folder name with a
@@ -104,6 +104,12 @@ ifeq ($(strip $(value SRC)),)
 else
 	images/pictures.sh "$$PICTURES_SRC" "$${PICTURES_OUT:-images}" $(if $(filter-out 0,$(PAD)),--pad)
 endif
+
+# make people LIST=FILE    people.tsv: the picture of each person listed in FILE, an address or hash a line
+#                          (imageset/people.py; docs/own-pictures.md)
+people:
+	python3 -m imageset people "$(LIST)" > people.tsv.tmp || { rm -f people.tsv.tmp; exit 1; }
+	mv people.tsv.tmp people.tsv
 
 # A release: make release VERSION=X.Y.Z REGISTRY=HOST[:PORT] (docs/releasing.md, tools/release.sh): the jar,
 # the collection and checksums in dist/X.Y.Z/, both images for linux/amd64 and linux/arm64 pushed as one

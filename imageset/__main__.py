@@ -6,6 +6,7 @@
     check DIR        read and check DIR's set (manifest and every file it lists); prints a summary
     copy SRC DEST    copy SRC's set (its manifest and the files it lists, nothing else) into DEST
     swap-in SCRATCH OUT   swap the finished set in SCRATCH into OUT (files.swap_in)
+    people TEAM [--images DIR]   print people.tsv for the owner's list TEAM (people.py)
     java [FILE]      write the sidecar's ImageSetContract.java (java.py)
     nginx [FILE]     write Nginx's location-gravatar.conf (nginx_include.py)
 
@@ -17,9 +18,10 @@ from .files import copy_set, swap_in
 from .java import write as write_java
 from .manifest import ManifestError, read_manifest
 from .nginx_include import write as write_nginx_include
+from .people import PeopleError, people
 from .writer import ManifestInputError, rendered, write_set
 
-USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZES] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | java [FILE] | nginx [FILE]"
+USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZES] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | people TEAM [--images DIR] | java [FILE] | nginx [FILE]"
 
 
 def _write(argv):
@@ -69,13 +71,17 @@ def main(argv):
         if command == "swap-in" and len(args) == 2:
             swap_in(*args)
             return 0
+        if command == "people" and len(args) in (1, 3) and args[1:2] in ([], ["--images"]):
+            with open(args[0], encoding="utf-8") as f:
+                print(people(f.read(), read_manifest(args[2] if args[1:] else "images", check_files=False), args[0]), end="")
+            return 0
         if command == "java" and len(args) <= 1:
             print(write_java(*args))
             return 0
         if command == "nginx" and len(args) <= 1:
             print(write_nginx_include(*args))
             return 0
-    except (ManifestError, ManifestInputError) as e:
+    except (ManifestError, ManifestInputError, PeopleError, OSError) as e:
         print(f"{command}: {e}", file=sys.stderr)
         return 1
     print(USAGE, file=sys.stderr)
