@@ -17,17 +17,26 @@ import java.util.concurrent.ThreadLocalRandom;
  * query string in place and picks from it ({@link #redirect}, shared with {@link GravatarHandler}). A drawn
  * set's keyed answer is the key's identity instead (the manifest's {@code variants}): the picture of its
  * bucket on the background of its variant, an SVG when {@code Accept} lists {@code image/svg+xml}, else a
- * PNG of the rung's size snapped up the record's sizes; those Locations are built at start-up too. Runs
- * on the IO thread: nothing here blocks. The method filter, the {@code 500} and the counting of other
- * answers are the router's ({@link Routes}).
+ * PNG of the rung's size snapped up the record's sizes; those Locations are built at start-up too. A hash
+ * on the list of people ({@link PeopleList}) gets its listed picture. With Gravatar's defaults on, a key
+ * not listed (or any key with {@code f=y}) gets {@code d=404} answered with a 404, and {@code d=mp},
+ * {@code d=blank} with a drawn set's silhouette and transparent picture; no value of {@code d} is ever a
+ * Location. Runs on the IO thread: nothing here blocks. The method filter, the {@code 500} and the
+ * counting of other answers are the router's ({@link Routes}).
  */
 public final class AvatarRedirectHandler implements HttpHandler {
     /** A redirect depends on the request's {@code Accept} (the format), and on nothing else a cache sees. */
     static final String VARY = "Accept";
+    /** {@code d=404} for a key not listed: Gravatar's "no picture of its own", cached briefly (it may be listed soon). */
+    static final EmptyAnswer NOT_LISTED = new EmptyAnswer(StatusCodes.NOT_FOUND, Headers.CACHE_CONTROL, "max-age=300");
 
     private final String[][][] locations;
     /** [picture][variant][0: its SVG, 1 + size index: its PNG for that rung], or null: no variants. */
     private final String[][][] identities;
+    /** The Locations of d=mp and d=blank, as an identity's, by {@link AvatarQuery#D_MP} and {@link AvatarQuery#D_BLANK}. */
+    private final String[][] defaults;
+    private final PeopleList people;
+    private final boolean gravatarDefaults;
     private final KeyVariants keyVariants;
     /** Chooses 0 when {@code Accept} lists {@code image/svg+xml}. */
     private final FormatChooser svg;
@@ -46,7 +55,18 @@ public final class AvatarRedirectHandler implements HttpHandler {
      * @param metrics where each redirect is counted ({@link RequestMetrics#OFF}: nowhere)
      */
     public AvatarRedirectHandler(String prefix, ImageManifest manifest, RequestMetrics metrics) {
+        this(prefix, manifest, PeopleList.NONE, false, metrics);
+    }
+
+    /**
+     * @param people the listed hashes' pictures ({@link PeopleList#NONE}: none)
+     * @param gravatarDefaults true: d=404, d=mp, d=blank and f=y as Gravatar answers them
+     */
+    AvatarRedirectHandler(String prefix, ImageManifest manifest, PeopleList people, boolean gravatarDefaults,
+            RequestMetrics metrics) {
         this.metrics = metrics;
+        this.people = people;
+        this.gravatarDefaults = gravatarDefaults;
         int pictures = manifest.foxes().length;
         int sizes = manifest.sizes().length;
         int formatCount = manifest.formats().size();
@@ -70,6 +90,8 @@ public final class AvatarRedirectHandler implements HttpHandler {
                 identities[p][v] = identityLocations(prefix, vs, vs.stem(p + 1, v), manifest.sizes());
             }
         }
+        defaults = vs == null ? null : new String[][] {identityLocations(prefix, vs, ImageSetContract.MP, manifest.sizes()),
+            identityLocations(prefix, vs, ImageSetContract.BLANK, manifest.sizes())};
         keyVariants = vs == null ? null : new KeyVariants(vs.count());
         svg = new FormatChooser(List.of(ImageSetContract.IDENTITY_SVG_ACCEPT, ""));
         svgFormat = formatCount;
@@ -125,13 +147,31 @@ public final class AvatarRedirectHandler implements HttpHandler {
         } else {
             int start = AvatarQuery.keyStart(key);
             int end = AvatarQuery.keyEnd(key);
-            int picture = keyBuckets.picture(Murmur2.hash(keySource, start, end));
+            String query = exchange.getQueryString();
+            int person = gravatarDefaults && AvatarQuery.forceDefault(query) ? -1 : people.find(keySource, start, end);
+            int d = gravatarDefaults && person < 0 ? AvatarQuery.gravatarDefault(query) : AvatarQuery.NONE;
+            if (d == AvatarQuery.D_404) {
+                NOT_LISTED.handleRequest(exchange);
+                metrics.record(route, StatusCodes.NOT_FOUND, RequestMetrics.NO_FORMAT, RequestMetrics.NO_SIZE,
+                        exchange.getRequestStartTime());
+                return;
+            }
+            int picture;
+            String[] identity; // the Locations of an identity (or d=mp, d=blank), or null: the picture itself
+            if (person >= 0) {
+                picture = people.picture(person);
+                identity = people.variant(person) < 0 ? null : identities[picture][people.variant(person)];
+            } else {
+                picture = keyBuckets.picture(Murmur2.hash(keySource, start, end));
+                identity = identities == null ? null : d != AvatarQuery.NONE ? defaults[d]
+                        : identities[picture][keyVariants.variant(keySource, start, end)];
+            }
             cacheControl = keyedCacheControl;
-            if (identities == null) {
+            if (identity == null) {
                 location = locations[picture][size][format];
             } else {
                 boolean isSvg = svg.choose(accept) == 0;
-                location = identities[picture][keyVariants.variant(keySource, start, end)][isSvg ? 0 : 1 + size];
+                location = identity[isSvg ? 0 : 1 + size];
                 format = isSvg ? svgFormat : pngFormat;
             }
         }

@@ -96,6 +96,13 @@ final class TestImages {
      * highest weight, and the other origin ids do not compete.
      */
     static int[] buckets(List<String> ids) {
+        return BUCKET_TABLES.computeIfAbsent(List.copyOf(ids), TestImages::rendezvous).clone();
+    }
+
+    /** Each set of ids' table, made once per test JVM (hundreds of thousands of SHA-256 digests each). */
+    private static final java.util.Map<List<String>, int[]> BUCKET_TABLES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static int[] rendezvous(List<String> ids) {
         int[] table = new int[ImageSetContract.BUCKETS];
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");

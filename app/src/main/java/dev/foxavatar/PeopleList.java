@@ -1,0 +1,134 @@
+package dev.foxavatar;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The list of people ({@code --people}: people.tsv, made by {@code python3 -m imageset people}): the
+ * picture each listed MD5 or SHA-256 hash gets, a picture of the set or one of its identities. Read and
+ * checked against the set once at start, as imageset/people.py's {@code read_people} checks it; a lookup
+ * is a binary search over the sorted hashes that compares the key's characters in place and
+ * case-insensitively (an app may send upper-case hex): nothing is allocated.
+ */
+final class PeopleList {
+    static final PeopleList NONE = new PeopleList(List.of());
+    private static final Pattern HASH = Pattern.compile("[0-9a-f]{32}|[0-9a-f]{64}");
+    private static final Pattern PICTURE = Pattern.compile("([1-9][0-9]{0,3})(?:-v([0-9]{1,4}))?");
+
+    /** Sorted by length, then text. */
+    private final String[] hashes;
+    /** The picture index (0-based) and variant (-1: the picture itself) of each hash. */
+    private final int[] pictures;
+    private final int[] variants;
+
+    private record Row(String hash, int picture, int variant) {
+    }
+
+    private PeopleList(List<Row> rows) {
+        List<Row> sorted = rows.stream().sorted(Comparator.comparing((Row r) -> r.hash().length())
+                .thenComparing(Row::hash)).toList();
+        hashes = sorted.stream().map(Row::hash).toArray(String[]::new);
+        pictures = sorted.stream().mapToInt(Row::picture).toArray();
+        variants = sorted.stream().mapToInt(Row::variant).toArray();
+    }
+
+    /** The list in {@code file} ({@code null}: {@link #NONE}), checked against the set; a fault names {@code setting}. */
+    static PeopleList read(Path file, String setting, ImageManifest set) throws SettingsException {
+        if (file == null) {
+            return NONE;
+        }
+        List<String> lines;
+        try {
+            lines = Arrays.asList(Files.readString(file, StandardCharsets.UTF_8).split("\n", -1));
+        } catch (IOException e) {
+            throw new SettingsException(setting, file + ": cannot read: " + e.getMessage());
+        }
+        int foxes = set.foxes().length;
+        int count = set.variants() == null ? 0 : set.variants().count();
+        List<Row> rows = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            String where = file.getFileName() + " line " + (i + 1) + ": ";
+            String[] f = line.split("\t", -1);
+            if (f.length != 2 || !HASH.matcher(f[0]).matches()) {
+                throw new SettingsException(setting, where + "expected a lower-case MD5 or SHA-256 hash, a tab and a picture");
+            }
+            if (!seen.add(f[0])) {
+                throw new SettingsException(setting, where + f[0] + " is listed twice");
+            }
+            Matcher p = PICTURE.matcher(f[1]);
+            String problem = !p.matches() ? "picture '" + f[1] + "' is not F or F-vV"
+                    : Integer.parseInt(p.group(1)) > foxes ? "picture " + p.group(1) + " is not in the set (pictures 1.." + foxes + ")"
+                    : p.group(2) != null && count == 0 ? "picture '" + f[1] + "' names an identity, but the set has none (no variants record)"
+                    : p.group(2) != null && Integer.parseInt(p.group(2)) >= count ? "variant " + p.group(2) + " is not below the set's " + count
+                    : null;
+            if (problem != null) {
+                throw new SettingsException(setting, where + problem);
+            }
+            rows.add(new Row(f[0], Integer.parseInt(p.group(1)) - 1, p.group(2) == null ? -1 : Integer.parseInt(p.group(2))));
+        }
+        return new PeopleList(rows);
+    }
+
+    /** How many hashes are listed. */
+    int size() {
+        return hashes.length;
+    }
+
+    /** The index of the hash {@code s.charAt(from) .. s.charAt(to - 1)} (any case), or -1. */
+    int find(String s, int from, int to) {
+        int lo = 0;
+        int hi = hashes.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = compare(hashes[mid], s, from, to);
+            if (c == 0) {
+                return mid;
+            }
+            if (c < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return -1;
+    }
+
+    private static int compare(String hash, String s, int from, int to) {
+        if (hash.length() != to - from) {
+            return hash.length() - (to - from);
+        }
+        for (int i = 0; i < hash.length(); i++) {
+            char c = s.charAt(from + i);
+            int d = hash.charAt(i) - (c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
+            if (d != 0) {
+                return d;
+            }
+        }
+        return 0;
+    }
+
+    /** The picture index (0-based) of listed hash i. */
+    int picture(int i) {
+        return pictures[i];
+    }
+
+    /** The variant of listed hash i, or -1: the picture itself. */
+    int variant(int i) {
+        return variants[i];
+    }
+}
