@@ -4,12 +4,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,7 +17,7 @@ import java.util.regex.Pattern;
  * case-insensitively (an app may send upper-case hex): nothing is allocated.
  */
 final class PeopleList {
-    static final PeopleList NONE = new PeopleList(List.of());
+    static final PeopleList NONE = new PeopleList(new TreeMap<>());
     private static final Pattern HASH = Pattern.compile("[0-9a-f]{32}|[0-9a-f]{64}");
     private static final Pattern PICTURE = Pattern.compile("([1-9][0-9]{0,3})(?:-v([0-9]{1,4}))?");
 
@@ -31,57 +27,62 @@ final class PeopleList {
     private final int[] pictures;
     private final int[] variants;
 
-    private record Row(String hash, int picture, int variant) {
+    /** @param rows hash (in {@link #find}'s order) to picture index and variant */
+    private PeopleList(TreeMap<String, int[]> rows) {
+        hashes = rows.keySet().toArray(String[]::new);
+        pictures = rows.values().stream().mapToInt(r -> r[0]).toArray();
+        variants = rows.values().stream().mapToInt(r -> r[1]).toArray();
     }
 
-    private PeopleList(List<Row> rows) {
-        List<Row> sorted = rows.stream().sorted(Comparator.comparing((Row r) -> r.hash().length())
-                .thenComparing(Row::hash)).toList();
-        hashes = sorted.stream().map(Row::hash).toArray(String[]::new);
-        pictures = sorted.stream().mapToInt(Row::picture).toArray();
-        variants = sorted.stream().mapToInt(Row::variant).toArray();
-    }
-
-    /** The list in {@code file} ({@code null}: {@link #NONE}), checked against the set; a fault names {@code setting}. */
+    /** The list in {@code file} ({@code null}: {@link #NONE}) checked against the set; faults name {@code setting}. */
     static PeopleList read(Path file, String setting, ImageManifest set) throws SettingsException {
         if (file == null) {
             return NONE;
         }
-        List<String> lines;
+        String[] lines;
         try {
-            lines = Arrays.asList(Files.readString(file, StandardCharsets.UTF_8).split("\n", -1));
+            lines = Files.readString(file, StandardCharsets.UTF_8).split("\n", -1);
         } catch (IOException e) {
             throw new SettingsException(setting, file + ": cannot read: " + e.getMessage());
         }
-        int foxes = set.foxes().length;
-        int count = set.variants() == null ? 0 : set.variants().count();
-        List<Row> rows = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i);
-            if (line.isEmpty() || line.startsWith("#")) {
+        TreeMap<String, int[]> rows = new TreeMap<>(Comparator.comparing(String::length).thenComparing(h -> h));
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].isEmpty() || lines[i].startsWith("#")) {
                 continue;
             }
-            String where = file.getFileName() + " line " + (i + 1) + ": ";
-            String[] f = line.split("\t", -1);
-            if (f.length != 2 || !HASH.matcher(f[0]).matches()) {
-                throw new SettingsException(setting, where + "expected a lower-case MD5 or SHA-256 hash, a tab and a picture");
-            }
-            if (!seen.add(f[0])) {
-                throw new SettingsException(setting, where + f[0] + " is listed twice");
-            }
-            Matcher p = PICTURE.matcher(f[1]);
-            String problem = !p.matches() ? "picture '" + f[1] + "' is not F or F-vV"
-                    : Integer.parseInt(p.group(1)) > foxes ? "picture " + p.group(1) + " is not in the set (pictures 1.." + foxes + ")"
-                    : p.group(2) != null && count == 0 ? "picture '" + f[1] + "' names an identity, but the set has none (no variants record)"
-                    : p.group(2) != null && Integer.parseInt(p.group(2)) >= count ? "variant " + p.group(2) + " is not below the set's " + count
-                    : null;
+            String[] f = lines[i].split("\t", -1);
+            Matcher p = PICTURE.matcher(f.length == 2 ? f[1] : "");
+            String problem = problem(f, p, rows, set);
             if (problem != null) {
-                throw new SettingsException(setting, where + problem);
+                throw new SettingsException(setting, file.getFileName() + " line " + (i + 1) + ": " + problem);
             }
-            rows.add(new Row(f[0], Integer.parseInt(p.group(1)) - 1, p.group(2) == null ? -1 : Integer.parseInt(p.group(2))));
+            int variant = p.group(2) == null ? -1 : Integer.parseInt(p.group(2));
+            rows.put(f[0], new int[] {Integer.parseInt(p.group(1)) - 1, variant});
         }
         return new PeopleList(rows);
+    }
+
+    /** Why a line's fields are wrong (in imageset/people.py's words), or null; {@code p} matched the picture. */
+    private static String problem(String[] f, Matcher p, TreeMap<String, int[]> rows, ImageManifest set) {
+        if (f.length != 2 || !HASH.matcher(f[0]).matches()) {
+            return "expected a lower-case MD5 or SHA-256 hash, a tab and a picture";
+        }
+        if (rows.containsKey(f[0])) {
+            return f[0] + " is listed twice";
+        }
+        if (!p.matches()) {
+            return "picture '" + f[1] + "' is not F or F-vV";
+        }
+        if (Integer.parseInt(p.group(1)) > set.foxes().length) {
+            return "picture " + p.group(1) + " is not in the set (pictures 1.." + set.foxes().length + ")";
+        }
+        if (p.group(2) != null && set.variants() == null) {
+            return "picture '" + f[1] + "' names an identity, but the set has none (no variants record)";
+        }
+        if (p.group(2) != null && Integer.parseInt(p.group(2)) >= set.variants().count()) {
+            return "variant " + p.group(2) + " is not below the set's " + set.variants().count();
+        }
+        return null;
     }
 
     /** How many hashes are listed. */

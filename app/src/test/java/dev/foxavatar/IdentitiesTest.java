@@ -60,6 +60,20 @@ class IdentitiesTest extends ServerOverHttp {
     }
 
     @Test
+    void identities_are_counted_as_svg_or_png() throws Exception {
+        TestImages.create(dir, FOXES);
+        TestImages.addVariants(dir);
+        ImageManifest manifest = ImageManifest.load(dir);
+        RequestMetrics counted = new RequestMetrics(manifest, "0123456789ab");
+        URI base = start(new Settings(0, "127.0.0.1", dir, "", 2), Routes.avatarPort("/", manifest, counted));
+        send("GET", base.resolve("/?u=a"), "Accept", CHROMIUM);
+        send("GET", base.resolve("/avatar/" + "ab".repeat(16)), "Accept", "*/*");
+        Scrape s = Scrape.whenCounted(counted, 2);
+        assertEquals(1, s.value("fox_avatar_requests_total", "route=\"keyed\"", "status=\"302\"", "format=\"svg\""));
+        assertEquals(1, s.value("fox_avatar_requests_total", "route=\"gravatar\"", "status=\"302\"", "format=\"png\""));
+    }
+
+    @Test
     void the_random_avatar_stays_one_of_the_pictures() throws Exception {
         URI base = startDrawn();
         HttpResponse<String> r = send("GET", base.resolve("/?s=64"), "Accept", CHROMIUM);
