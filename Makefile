@@ -8,7 +8,7 @@ MVN   := mvn -B -q
 
 .PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible \
         test-ansible-specs test-molecule test-release test-journeys bench bench-smoke bench-report \
-        build run images release clean
+        build run images people release clean
 
 # The jar first (test-app), then the release's image builds start in the background on it (tools/prefetch.sh),
 # then two lanes: the Molecule runs in the background, the other layers here; last, every journey page's
@@ -87,7 +87,7 @@ bench-smoke: build
 bench-report:
 	bench/run.sh --render
 
-# make images                      draw the fox set into images/ (images/draw.sh)
+# make images                      draw the fox set and its keyed identities into images/ (images/draw.sh)
 # make images SRC=DIR [OUT=DIR] [PAD=1]   a folder of your own pictures -> an image set in OUT
 #                                   (default images/; docs/own-pictures.md)
 # SRC and OUT reach the script through the environment, exactly as typed: a folder name with a
@@ -100,6 +100,12 @@ ifeq ($(strip $(value SRC)),)
 else
 	images/pictures.sh "$$PICTURES_SRC" "$${PICTURES_OUT:-images}" $(if $(filter-out 0,$(PAD)),--pad)
 endif
+
+# make people LIST=FILE    people.tsv: the picture of each person listed in FILE, an address or hash a line
+#                          (imageset/people.py; docs/own-pictures.md)
+people:
+	python3 -m imageset people "$(LIST)" > people.tsv.tmp || { rm -f people.tsv.tmp; exit 1; }
+	mv people.tsv.tmp people.tsv
 
 # make release VERSION=X.Y.Z REGISTRY=HOST[:PORT] (docs/releases.md, tools/release.sh)
 release:

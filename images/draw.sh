@@ -2,15 +2,18 @@
 # Regenerate the fox avatar set: draw every fox at every ladder size in every format
 # (images/draw.py, images/encode.py), optimise the PNGs losslessly (optipng), name the files
 # by content and list them (the image set's owner, imageset: a/Renard-N-SIZE.HASH.EXT,
-# the legacy Renard-N.png, manifest.tsv), then refresh the README's contact sheet (docs/foxes.png).
+# the legacy Renard-N.png, manifest.tsv with its variants record), draw the keyed identities
+# (images/identities.py: i/HASH/, not committed), then refresh the README's contact sheet (docs/foxes.png).
 #
-#   images/draw.sh [OUTDIR]     default: images/ (what `make images` runs)
+#   images/draw.sh [OUTDIR] [--no-identities]     default: images/ (what `make images` runs)
 #
 # Deterministic: the same pinned Pillow and optipng produce byte-identical files
 # (tests/images/test_images.py checks the committed set against a fresh run).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
+identities=1
+[ "${2:-}" != --no-identities ] || identities=0
 out=${1:-$here}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -27,7 +30,8 @@ trap 'rm -rf "$tmp"' EXIT
 python3 "$here/draw.py" "$tmp"
 optipng -quiet -o2 -strip all "$tmp"/*.png
 imageset() { PYTHONPATH="$root" python3 -m imageset "$@"; }
-summary=$(imageset write "$tmp")
+summary=$(imageset write "$tmp" --variants "$(python3 "$here/identities.py" --describe)")
+[ "$identities" = 0 ] || python3 "$here/identities.py" "$out"
 
 # Swap in: new files first, then the manifest, then away with what it no longer names.
 imageset swap-in "$tmp" "$out"

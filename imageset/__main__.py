@@ -1,11 +1,12 @@
 """python3 -m imageset COMMAND ... (from the repository root, or PYTHONPATH=ROOT): the image set's command line.
 
-    write DIR [--prefix P] [--ids FILE] [--no-legacy]
+    write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZE,...]
         name DIR's rendered PREFIX-N-SIZE.EXT files by content and write DIR/manifest.tsv (writer.py;
         the ids are PREFIX-N, or FILE's lines, one per picture); prints the summary
     check DIR        read and check DIR's set (manifest and every file it lists); prints a summary
     copy SRC DEST    copy SRC's set (its manifest and the files it lists, nothing else) into DEST
     swap-in SCRATCH OUT   swap the finished set in SCRATCH into OUT (files.swap_in)
+    people TEAM [--images DIR]   print people.tsv for the owner's list TEAM (people.py)
     java [FILE]      write the sidecar's ImageSetContract.java (java.py)
 
 A bad set or argument: one line on stderr naming it, exit 1 (usage: exit 2).
@@ -15,13 +16,14 @@ import sys
 from .files import copy_set, swap_in
 from .java import write as write_java
 from .manifest import ManifestError, read_manifest
+from .people import PeopleError, people
 from .writer import ManifestInputError, rendered, write_set
 
-USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | java [FILE]"
+USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZES] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | people TEAM [--images DIR] | java [FILE]"
 
 
 def _write(argv):
-    args, prefix, ids_file, legacy = [], "Renard", None, True
+    args, prefix, ids_file, legacy, variants = [], "Renard", None, True, None
     it = iter(argv)
     for a in it:
         if a == "--prefix":
@@ -30,6 +32,9 @@ def _write(argv):
             ids_file = next(it, "")
         elif a == "--no-legacy":
             legacy = False
+        elif a == "--variants":
+            directory, count, sizes = next(it, "::").split(":")
+            variants = (directory, int(count), [int(x) for x in sizes.split(",")])
         else:
             args.append(a)
     if len(args) != 1:
@@ -45,7 +50,7 @@ def _write(argv):
             return 1
     else:
         ids = [f"{prefix}-{n}" for n, _ in found]
-    print(write_set(scratch, [(n, i, sizes) for (n, sizes), i in zip(found, ids)], prefix, legacy))
+    print(write_set(scratch, [(n, i, sizes) for (n, sizes), i in zip(found, ids)], prefix, legacy, variants))
     return 0
 
 
@@ -64,10 +69,14 @@ def main(argv):
         if command == "swap-in" and len(args) == 2:
             swap_in(*args)
             return 0
+        if command == "people" and len(args) in (1, 3) and args[1:2] in ([], ["--images"]):
+            with open(args[0], encoding="utf-8") as f:
+                print(people(f.read(), read_manifest(args[2] if args[1:] else "images", check_files=False), args[0]), end="")
+            return 0
         if command == "java" and len(args) <= 1:
             print(write_java(*args))
             return 0
-    except (ManifestError, ManifestInputError) as e:
+    except (ManifestError, ManifestInputError, PeopleError, OSError) as e:
         print(f"{command}: {e}", file=sys.stderr)
         return 1
     print(USAGE, file=sys.stderr)

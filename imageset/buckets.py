@@ -42,7 +42,31 @@ unkeyed (random) pick does not use the table: it stays uniform over the pictures
 """
 import hashlib
 
-from .contract import BUCKETS, PART
+from .contract import BUCKETS, PART, VARIANT_SUFFIX
+
+
+def murmur2(data):
+    """Nginx's ngx_murmur_hash2 of bytes (what split_clients hashes), unsigned 32 bits."""
+    m, h, n, i = 0x5BD1E995, len(data), len(data), 0
+    while n - i >= 4:
+        k = (int.from_bytes(data[i:i + 4], "little") * m) & 0xFFFFFFFF
+        k = ((k ^ (k >> 24)) * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+        i += 4
+    for j in range(n - i - 1, -1, -1):      # the tail: bytes 2, 1, 0 as present
+        h ^= data[i + j] << (8 * j)
+    if n - i:
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    return h ^ (h >> 15)
+
+
+def variant_of(key, count):
+    """The variant (0..count-1) of a key (bytes): split_clients "${key}#v" with count equal parts of
+    10000/count hundredths of a percent (count divides 10,000), the last taking the rest. Independent
+    of the key's bucket, so the set's pictures can change without moving a key's variant."""
+    return min(murmur2(key + VARIANT_SUFFIX.encode()) // (0xFFFFFFFF // count), count - 1)
 
 
 def bucket_of(h):

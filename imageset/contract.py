@@ -23,6 +23,23 @@ HASH_HEX = 10
 BUCKETS = 10_000
 PART = 0xFFFFFFFF // BUCKETS        # 429496: split_clients' width of a 0.01 % part
 
+# Keyed identities (a drawn set's `variants` record): a key's variant is split_clients over
+# MurmurHash2 of the key followed by VARIANT_SUFFIX, in the record's COUNT equal parts (a divisor of
+# 10,000: each part a whole number of hundredths of a percent, split_clients' precision). Its files:
+# DIR/STEM.svg (stored gzipped, .svg.gz: Nginx's gzip_static) for a request whose Accept lists
+# IDENTITY_SVG, else DIR/STEM-SIZE.png, SIZE the record's smallest size at least the size asked (the
+# largest above them). STEM is PREFIX-FOX-vV, or MP / BLANK: Gravatar's d=mp and d=blank.
+VARIANT_SUFFIX = "#v"
+IDENTITY_PREFIX = r"[A-Za-z][A-Za-z0-9_-]{0,39}"
+IDENTITY_SVG = "image/svg+xml"
+MP, BLANK = "mp", "blank"
+
+
+def identity_path(directory, stem, size=None):
+    """The served path of an identity (or d=mp, d=blank): its SVG (size None) or its PNG of that size."""
+    return f"{directory}/{stem}" + (".svg" if size is None else f"-{size}.png")
+
+
 # Gravatar's size rule for /avatar/ (the sidecar's GravatarSize and the Nginx fallback's map): no
 # or an invalid size is GRAVATAR_DEFAULT px; 1 to GRAVATAR_MAX px is its range.
 GRAVATAR_DEFAULT = 80
@@ -138,4 +155,9 @@ JAVA = {
     "PATH": PATH,
     "ACCEPT_TOKEN": ACCEPT_TOKEN,
     "ACCEPT_CLASS_TOKEN": ACCEPT_CLASS_TOKEN,
+    "VARIANT_SUFFIX": VARIANT_SUFFIX,    # the keyed identities
+    "IDENTITY_PREFIX": IDENTITY_PREFIX,
+    "IDENTITY_SVG_ACCEPT": accept_regex(IDENTITY_SVG),
+    "MP": MP,
+    "BLANK": BLANK,
 }

@@ -10,7 +10,7 @@
     m.largest(fox=7), m.sizes_of(fox=7)       # a picture's own ladder (a prefix of m.sizes)
     m.buckets                                 # BUCKETS picture numbers; m.keyed_fox(murmur2_hash)
 
-Manifest v2 (the records `format`, `keyed`, `default`, `image`, `legacy`, `buckets`; see the header
+Manifest v2 (the records `format`, `keyed`, `default`, `image`, `legacy`, `buckets`, `variants`; see the header
 writer.py writes). The manifest is the image-set contract: Nginx serves, the sidecar redirects to, the
 fallback picks from, and the tests check exactly the files it lists. This module reads and checks it;
 the sidecar's reader (app/.../ManifestReader.java) makes the same checks in the same order with the
@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .contract import (ACCEPT_CLASS_TOKEN, ACCEPT_TOKEN, BUCKETS, EXTENSION, MANIFEST, MAX_AGE, MAX_FOX,
-                       MAX_KEY_LENGTH, MAX_SIZE, MEDIA_TYPE, NUMBER, PART, PATH)
+                       MAX_KEY_LENGTH, MAX_SIZE, MEDIA_TYPE, NUMBER, PART, PATH, IDENTITY_PREFIX, MP, BLANK,
+                       identity_path)
 
-_EXTENSION, _MEDIA_TYPE, _NUMBER, _PATH = (re.compile(p) for p in (EXTENSION, MEDIA_TYPE, NUMBER, PATH))
+_EXTENSION, _MEDIA_TYPE, _NUMBER, _PATH, _PREFIX = (re.compile(p) for p in (EXTENSION, MEDIA_TYPE, NUMBER, PATH,
+                                                                           IDENTITY_PREFIX))
 _TOKEN, _CLASS_TOKEN = re.compile(ACCEPT_TOKEN), re.compile(ACCEPT_CLASS_TOKEN)
 # C0 and C1 control characters but the tab (a CR is allowed only as a line's last character: CR LF).
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
@@ -55,6 +57,28 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class Variants:
+    """The `variants` record: the keyed identities of a drawn set (contract.identity_path)."""
+    directory: str
+    prefix: str
+    count: int
+    sizes: tuple
+
+    def stem(self, fox, v):
+        return f"{self.prefix}-{fox}-v{v}"
+
+    def location(self, stem, size, svg):
+        """The location of an identity (or MP, BLANK) for a size asked (px) and Accept's SVG choice."""
+        return "/" + identity_path(self.directory, stem, None if svg else
+                                   next((s for s in self.sizes if s >= size), self.sizes[-1]))
+
+    def paths(self, foxes):
+        """Every file as stored (the SVGs gzipped): each identity's, d=mp's and d=blank's."""
+        stems = [self.stem(f, v) for f in foxes for v in range(self.count)] + [MP, BLANK]
+        return [identity_path(self.directory, t, s) + ("" if s else ".gz") for t in stems for s in (None,) + self.sizes]
+
+
+@dataclass(frozen=True)
 class Manifest:
     directory: Path
     text: str
@@ -65,6 +89,7 @@ class Manifest:
     legacy: list = field(default_factory=list)
     default_size: int = 0
     buckets: list = field(default_factory=list)   # the picture number of each key bucket
+    variants: Variants = None                     # keyed identities (a drawn set), or None
 
     @property
     def sizes(self):
@@ -90,6 +115,10 @@ class Manifest:
 
     def paths(self):
         return [e.path for e in self.images + self.legacy]
+
+    def identity(self, fox, v, size, svg):
+        """The location of fox's variant v for a size asked and Accept's SVG choice."""
+        return self.variants.location(self.variants.stem(fox, v), size, svg)
 
     def location(self, fox, size, fmt):
         for e in self.images:
@@ -180,9 +209,10 @@ class _Reader:
     def expect(self, n, f, ok, shape):
         self.check(n, ok, f"{len(f)} tab-separated fields, expected {shape}")
 
-    def path(self, n, path):
+    def path(self, n, path, is_dir=False):
         """A relative, URL-safe path without empty, . or .. segments or hidden files (and, with the
-        files, naming a readable regular file inside the set, links resolved)."""
+        files, naming a readable regular file inside the set, links resolved; is_dir: a directory,
+        not checked: the identities are drawn where they are served)."""
         segments = path.split("/")
         self.check(n, not path.startswith("/"), f"path '{path}' is absolute (must be relative to the directory)")
         self.check(n, ".." not in segments, f"path '{path}' has a .. segment")
@@ -190,7 +220,7 @@ class _Reader:
         self.check(n, not any(s.startswith(".") for s in segments), f"path '{path}' has a segment starting with a dot")
         self.check(n, _PATH.fullmatch(path), f"path '{path}' has an empty segment or a character outside "
                                              "A-Z a-z 0-9 . _ ~ - /")
-        if self.root is not None:
+        if self.root is not None and not is_dir:
             real = os.path.realpath(os.path.join(self.root, path))
             inside = os.path.commonpath([self.root, real]) == self.root and os.path.isfile(real) \
                 and os.access(real, os.R_OK)
@@ -198,7 +228,7 @@ class _Reader:
 
     def read(self):
         formats, format_lines, entries, paths = [], [], [], set()
-        keyed = default = buckets = None     # (line, values)
+        keyed = default = buckets = variants = None     # (line, values)
         for n, line in enumerate(self.text.split("\n"), 1):
             line = line[:-1] if line.endswith("\r") else line
             bad = _CONTROL.search(line)
@@ -238,6 +268,16 @@ class _Reader:
                 b = f[1].split(" ")
                 self.check(n, len(b) == BUCKETS, f"{len(b)} buckets, expected {BUCKETS}")
                 buckets = (n, [self.number(n, x, f"bucket {i}'s picture", 1, MAX_FOX) for i, x in enumerate(b)])
+            elif f[0] == "variants":
+                self.expect(n, f, len(f) == 5, "variants<TAB>directory<TAB>prefix<TAB>count<TAB>sizes")
+                self.check(n, variants is None, f"a second variants line (the first is line {variants and variants[0]})")
+                self.path(n, f[1], is_dir=True)
+                self.check(n, _PREFIX.fullmatch(f[2]), f"prefix '{f[2]}' is not letters, digits, '_' or '-'")
+                count = self.number(n, f[3], "variant count", 1, BUCKETS)
+                self.check(n, BUCKETS % count == 0, f"variant count {count} does not divide {BUCKETS}")
+                sizes = tuple(self.number(n, x, "identity size", 1, MAX_SIZE) for x in f[4].split(" "))
+                self.check(n, list(sizes) == sorted(set(sizes)), f"identity sizes '{f[4]}' are not ascending")
+                variants = (n, Variants(f[1], f[2], count, sizes))
             elif f[0] in ("image", "legacy"):
                 self.expect(n, f, len(f) == 5, f"{f[0]}<TAB>path<TAB>fox<TAB>size<TAB>format")
                 e = Entry(f[0], f[1], self.number(n, f[2], "fox", 1, MAX_FOX),
@@ -247,10 +287,10 @@ class _Reader:
                 paths.add(e.path)
                 entries.append(e)
             else:
-                raise self.fault(n, f"unknown record type '{f[0]}' (format, keyed, default, image, legacy, buckets)")
-        return self.whole(formats, format_lines, entries, keyed, default, buckets)
+                raise self.fault(n, f"unknown record type '{f[0]}' (format, keyed, default, image, legacy, buckets, variants)")
+        return self.whole(formats, format_lines, entries, keyed, default, buckets, variants)
 
-    def whole(self, formats, format_lines, entries, keyed, default, buckets):
+    def whole(self, formats, format_lines, entries, keyed, default, buckets, variants=None):
         """What the records say together: every record there, every picture complete, the buckets known."""
         name = self.name
         if not formats:
@@ -295,7 +335,8 @@ class _Reader:
             self.check(buckets[0], picture <= len(foxes), f"bucket {b} names picture {picture}, but the image lines "
                                                           f"have pictures 1..{len(foxes)}")
         return Manifest(self.directory, self.text, formats, keyed[1], keyed[2],
-                        images, [e for e in entries if e.kind == "legacy"], default[1], buckets[1])
+                        images, [e for e in entries if e.kind == "legacy"], default[1], buckets[1],
+                        variants and variants[1])
 
 
 def parse_manifest(text, directory=".", check_files=False):

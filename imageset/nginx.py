@@ -16,7 +16,7 @@ from collections import defaultdict
 import re
 
 from .contract import (BUCKETS, GRAVATAR_DEFAULT, GRAVATAR_EXTENSION, GRAVATAR_HASH, GRAVATAR_MAX,
-                       GRAVATAR_PREFIX)
+                       GRAVATAR_PREFIX, IDENTITY_SVG, accept_regex)
 
 
 def _snap(sizes, n):
@@ -78,4 +78,19 @@ def template_data(m):
         "random_shares": [[_percent(share), fox] for fox in foxes[:-1]],
         "random_last": foxes[-1],
         "locations": locations,
+        "variants": m.variants and _variants(m),
+    }
+
+
+def _variants(m):
+    """The keyed identities: split_clients "${key}#v" in equal parts, the SVG's Accept regex, and the
+    PNG size of each ladder size (what $avatar_size holds)."""
+    vs = m.variants
+    return {
+        "directory": f"/{vs.directory}/",
+        "prefix": vs.prefix,
+        "count": vs.count,
+        "share": _percent(BUCKETS // vs.count),
+        "svg_accept": accept_regex(IDENTITY_SVG),
+        "png_sizes": [[n, _snap(list(vs.sizes), n)] for n in m.sizes],
     }

@@ -70,6 +70,12 @@ HEADER = f"""\
 #   legacy  PATH  FOX  SIZE  FORMAT
 #       optional: the old flat URLs (same bytes as the picture's image of that size and format), still
 #       served, never redirected to.
+#   variants  DIR  PREFIX  COUNT  SIZES
+#       optional (a drawn set): each picture's keyed identities. A key gets its picture from the buckets
+#       and its variant V from MurmurHash2(KEY "#v") in COUNT equal parts (split_clients), and is sent
+#       to DIR/PREFIX-FOX-vV.svg when its Accept lists image/svg+xml (stored gzipped, .svg.gz), else to
+#       DIR/PREFIX-FOX-vV-SIZE.png, SIZE the smallest of SIZES (space-separated) at least the size
+#       asked, the largest above them. DIR names the drawing; its files are drawn where they are served.
 #   buckets  F0 F1 ... F{BUCKETS - 1}
 #       one line: the picture of each of {BUCKETS:,} key buckets (space-separated). A key's bucket is
 #       min(h / {PART}, {BUCKETS - 1}) for h the unsigned 32-bit MurmurHash2 of the key (Nginx split_clients
@@ -115,8 +121,9 @@ def _check(scratch, pictures, prefix):
         raise ManifestInputError(f"manifest: {len(extra)} rendered file(s) in {scratch} not in the set, e.g. {extra[0]}")
 
 
-def write_set(scratch, pictures, prefix="Renard", legacy=True):
-    """See the module docstring. Returns the summary line."""
+def write_set(scratch, pictures, prefix="Renard", legacy=True, variants=None):
+    """See the module docstring; variants: (directory, count, sizes) of the set's identities, or None.
+    Returns the summary line."""
     pictures = [(int(n), i, tuple(int(s) for s in sizes)) for n, i, sizes in pictures]
     _check(scratch, pictures, prefix)
     os.makedirs(os.path.join(scratch, SUBDIR), exist_ok=True)
@@ -129,6 +136,9 @@ def write_set(scratch, pictures, prefix="Renard", legacy=True):
     # answers its largest size instead (every reader refuses a default off the ladder).
     top = max(len(sizes) for _, _, sizes in pictures)
     lines.append(f"default\t{min(DEFAULT_SIZE, LADDER[top - 1])}\n")
+    if variants:
+        directory, count, sizes = variants
+        lines.append(f"variants\t{directory}\t{prefix}\t{count}\t{' '.join(map(str, sizes))}\n")
 
     legacy_lines, total, at64, files = [], defaultdict(int), defaultdict(int), 0
     for number, _, sizes in pictures:

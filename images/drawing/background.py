@@ -7,25 +7,15 @@ from .geometry import Path, rot_rect, star_pts
 # --------------------------------------------------------------- background --
 def background(cv, pattern, c2, seed):
     if pattern == "dots":
-        for j, y in enumerate(range(-4, 108, 10)):
-            for x in range(-4 + (5 if j % 2 else 0), 108, 10):
-                cv.circle(x, y, 1.8, c2)
+        dots(cv, c2, -4, 10, 1.8)
     elif pattern == "stripes":
-        for k in range(-100, 200, 14):
-            cv.poly([(k, 0), (k + 6, 0), (k + 6 - 100, 100), (k - 100, 100)], c2)
+        stripes(cv, c2, 14, 6)
     elif pattern == "rays":
-        for i in range(0, 24, 2):
-            a0, a1 = math.radians(i * 15), math.radians((i + 1) * 15)
-            cv.poly([(50, 55), (50 + 120 * math.cos(a0), 55 + 120 * math.sin(a0)),
-                     (50 + 120 * math.cos(a1), 55 + 120 * math.sin(a1))], c2)
+        rays(cv, c2, 24)
     elif pattern == "rings":
-        for r in range(75, 0, -12):
-            cv.ring(50, 55, r, 4, c2)
+        rings(cv, c2, 75, 12, 4)
     elif pattern == "checker":
-        for i in range(8):
-            for j in range(8):
-                if (i + j) % 2 == 0:
-                    cv.rect(i * 12.5, j * 12.5, (i + 1) * 12.5, (j + 1) * 12.5, c2)
+        checker(cv, c2, 8)
     elif pattern == "grid":
         for k in range(5, 100, 10):
             cv.rect(k - 0.5, 0, k + 0.5, 100, c2)
@@ -77,6 +67,38 @@ def background(cv, pattern, c2, seed):
             leaf_shape(cv, x, y, 4.5, a, c2, None)
 
 
+def dots(cv, c2, start, step, r):
+    """Rows of dots, every other row shifted by half a step."""
+    for j, y in enumerate(range(start, 100 + step, step)):
+        for x in range(start + (step // 2 if j % 2 else 0), 100 + step, step):
+            cv.circle(x, y, r, c2)
+
+
+def stripes(cv, c2, period, width):
+    for k in range(-100, 200, period):
+        cv.poly([(k, 0), (k + width, 0), (k + width - 100, 100), (k - 100, 100)], c2)
+
+
+def rays(cv, c2, n):
+    """Every other of n wedges around (50, 55)."""
+    for i in range(0, n, 2):
+        a0, a1 = math.radians(i * 360 / n), math.radians((i + 1) * 360 / n)
+        cv.poly([(50, 55), (50 + 120 * math.cos(a0), 55 + 120 * math.sin(a0)),
+                 (50 + 120 * math.cos(a1), 55 + 120 * math.sin(a1))], c2)
+
+
+def rings(cv, c2, outer, step, width):
+    for r in range(outer, 0, -step):
+        cv.ring(50, 55, r, width, c2)
+
+
+def checker(cv, c2, n):
+    for i in range(n):
+        for j in range(n):
+            if (i + j) % 2 == 0:
+                cv.rect(i * 100 / n, j * 100 / n, (i + 1) * 100 / n, (j + 1) * 100 / n, c2)
+
+
 class _Lcg:
     """Tiny deterministic generator (independent of Python's random module)."""
 
@@ -96,7 +118,7 @@ def leaf_shape(cv, cx, cy, size, deg, fill, vein):
         return (cx + x * c - y * s, cy + x * s + y * c)
 
     p = Path(-size, 0).Q(0, -size * 0.8, size, 0).Q(0, size * 0.8, -size, 0)
-    cv.poly([t(x, y) for x, y in p.pts], fill)
+    cv.poly(p.pts.map(t), fill)
     if vein:
         cv.stroke([t(-size * 0.8, 0), t(size * 0.7, 0)], 0.5, vein)
 

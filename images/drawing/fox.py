@@ -53,7 +53,7 @@ def ear(big):
     return outer, inner
 
 
-def draw_fox(cv, f, expression, acc, dark_bg):
+def draw_fox(cv, f, expression, acc, dark_bg, face_too=True):
     big = f.get("big_ears", False)
     outer, inner = ear(big)
 
@@ -90,7 +90,8 @@ def draw_fox(cv, f, expression, acc, dark_bg):
     if "flower_yellow" in acc:
         flower(cv, 71, 34, "#FFD84D", "#E8742A")
 
-    face(cv, f, expression, dark_bg)
+    if face_too:
+        face(cv, f, expression, dark_bg)
 
     # accessories in front
     if "glasses" in acc:

@@ -38,53 +38,85 @@ def sc(v):
     return v * K if _fox else v
 
 
+class Shape(list):
+    """A polygon's points (what the raster canvas fills) and, for a shape built from curves, its
+    path commands [(op, ((x, y), ...)), ...] with op M, L, C or Q (what the SVG canvas writes)."""
+
+    def __init__(self, pts, cmds=None):
+        super().__init__(pts)
+        self.cmds = cmds
+
+    def map(self, f):
+        """The shape with every point (x, y) moved to f(x, y)."""
+        return Shape([f(*p) for p in self], self.cmds and [(op, tuple(f(*p) for p in ps)) for op, ps in self.cmds])
+
+
 class Path:
     """Polyline builder with cubic/quadratic Bezier segments (design units)."""
 
     def __init__(self, x, y):
-        self.pts = [(x, y)]
+        self._pts = [(x, y)]
+        self._cmds = [("M", ((x, y),))]
+
+    @property
+    def pts(self):
+        return Shape(self._pts, self._cmds)
 
     def L(self, x, y):
-        self.pts.append((x, y))
+        self._pts.append((x, y))
+        self._cmds.append(("L", ((x, y),)))
         return self
 
     def C(self, x1, y1, x2, y2, x, y, n=32):
-        x0, y0 = self.pts[-1]
+        x0, y0 = self._pts[-1]
         for i in range(1, n + 1):
             t = i / n
             m = 1 - t
-            self.pts.append((m ** 3 * x0 + 3 * m * m * t * x1 + 3 * m * t * t * x2 + t ** 3 * x,
-                             m ** 3 * y0 + 3 * m * m * t * y1 + 3 * m * t * t * y2 + t ** 3 * y))
+            self._pts.append((m ** 3 * x0 + 3 * m * m * t * x1 + 3 * m * t * t * x2 + t ** 3 * x,
+                              m ** 3 * y0 + 3 * m * m * t * y1 + 3 * m * t * t * y2 + t ** 3 * y))
+        self._cmds.append(("C", ((x1, y1), (x2, y2), (x, y))))
         return self
 
     def Q(self, x1, y1, x, y, n=24):
-        x0, y0 = self.pts[-1]
+        x0, y0 = self._pts[-1]
         for i in range(1, n + 1):
             t = i / n
             m = 1 - t
-            self.pts.append((m * m * x0 + 2 * m * t * x1 + t * t * x,
-                             m * m * y0 + 2 * m * t * y1 + t * t * y))
+            self._pts.append((m * m * x0 + 2 * m * t * x1 + t * t * x,
+                              m * m * y0 + 2 * m * t * y1 + t * t * y))
+        self._cmds.append(("Q", ((x1, y1), (x, y))))
         return self
 
     def sym(self):
         """Left half drawn from the top centre down to the bottom centre ->
         closed symmetric outline (mirror about x = 50)."""
-        return self.pts + [(100 - x, y) for x, y in reversed(self.pts)]
+        back = []      # the mirrored half, walked back up: each segment reversed
+        for (op, pts), (_, prev) in zip(reversed(self._cmds[1:]), reversed(self._cmds[:-1])):
+            ctrl = [(100 - x, y) for x, y in reversed(pts[:-1])]
+            back.append((op, tuple(ctrl) + ((100 - prev[-1][0], prev[-1][1]),)))
+        return Shape(self._pts + [(100 - x, y) for x, y in reversed(self._pts)], self._cmds + back)
 
 
 def mirror(pts):
-    return [(100 - x, y) for x, y in pts]
+    cmds = getattr(pts, "cmds", None)
+    return Shape([(100 - x, y) for x, y in pts],
+                 cmds and [(op, tuple((100 - x, y) for x, y in p)) for op, p in cmds])
 
 
 class Canvas:
-    """A size x size px image, drawn at SS times that and downsampled by result()."""
+    """A size x size px image, drawn at SS times that and downsampled by result().
+    bg None: a transparent (RGBA) layer, to be composited."""
 
     def __init__(self, bg, size):
         self.size = size
         self.s = size * SS                    # drawing canvas (px)
         self.u = self.s / 100.0               # drawing px per design unit
-        self.im = Image.new("RGB", (self.s, self.s), rgb(bg))
+        self.im = Image.new("RGBA", (self.s, self.s), (0, 0, 0, 0)) if bg is None else \
+            Image.new("RGB", (self.s, self.s), rgb(bg))
         self.d = ImageDraw.Draw(self.im)
+
+    def fox_space(self, on):
+        fox_space(on)
 
     def px(self, pts):
         u = self.u
@@ -93,6 +125,11 @@ class Canvas:
     # plain shapes
     def poly(self, pts, fill):
         self.d.polygon(self.px(pts), fill=rgb(fill))
+
+    def grown(self, pts, w, fill):
+        """The polygon grown by w all round (round joins)."""
+        self.poly(pts, fill)
+        self.stroke(list(pts) + [pts[0]], 2 * w, fill)
 
     def ellipse(self, cx, cy, rx, ry, fill):
         cx, cy, u = *tx(cx, cy), self.u
@@ -129,10 +166,10 @@ class Canvas:
     def paint(self, mask, fill, clip=None):
         if clip is not None:
             mask = ImageChops.multiply(mask, clip)
-        self.im.paste(rgb(fill), (0, 0), mask)
+        self.im.paste(rgb(fill) + ((255,) if self.im.mode == "RGBA" else ()), (0, 0), mask)
 
     def result(self):
-        """The served size (RGB), downsampled for anti-aliasing."""
+        """The served size (RGB, or RGBA for a layer), downsampled for anti-aliasing."""
         return self.im.resize((self.size, self.size), Image.LANCZOS)
 
 

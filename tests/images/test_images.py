@@ -61,9 +61,10 @@ def test_image_set_is_exactly_the_21_foxes():
 
 def test_images_dir_holds_only_foxes_their_manifest_and_the_scripts_that_draw_pictures():
     others = sorted(p.name for p in IMAGES.iterdir() if p.is_file() and p.name not in EXPECTED)
-    assert others == ["README.md", "contact-sheet.py", "draw.py", "draw.sh", "encode.py", "inputs.py",
+    assert others == ["README.md", "contact-sheet.py", "draw.py", "draw.sh", "encode.py", "identities.py", "inputs.py",
                       "manifest.tsv", "photo.py", "pictures.py", "pictures.sh", "requirements.txt"]
-    assert sorted(p.name for p in IMAGES.iterdir() if p.is_dir() and p.name != "__pycache__") == ["a", "drawing"]
+    dirs = sorted(p.name for p in IMAGES.iterdir() if p.is_dir() and p.name not in ("__pycache__", "i"))
+    assert dirs == ["a", "drawing"]          # i/: the identities, drawn by `make images`, not committed
 
 
 def test_manifest_says_it_is_generated_by_make_images_on_its_first_line():
@@ -220,7 +221,7 @@ def test_draw_script_reproduces_the_committed_set_and_manifest_byte_for_byte(tmp
     need_optipng()
     out = tmp_path / "out"
     t0 = time.monotonic()
-    subprocess.run([str(IMAGES / "draw.sh"), str(out)], check=True)
+    subprocess.run([str(IMAGES / "draw.sh"), str(out), "--no-identities"], check=True)   # test_identities.py
     print(f"draw.sh regenerated the set in {time.monotonic() - t0:.1f}s")
     fresh = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert fresh == all_files(IMAGES), "a fresh draw makes other files (or leaves scratch behind)"

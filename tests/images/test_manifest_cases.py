@@ -77,7 +77,8 @@ def summary(m):
     """What a valid set read as, in the table's words."""
     return (f"{len(m.foxes)} pictures; ladder {' '.join(map(str, m.sizes))}; "
             f"formats {' '.join(f.ext for f in m.formats)}; keyed {m.keyed_max_age} {m.key_max_length}; "
-            f"default {m.default_size}")
+            f"default {m.default_size}" + (f"; variants {v.directory} {v.prefix} {v.count} "
+                                           f"{' '.join(map(str, v.sizes))}" if (v := m.variants) else ""))
 
 
 def test_the_table_has_valid_and_faulty_cases_each_with_a_verdict():

@@ -10,6 +10,10 @@ final class AvatarQuery {
     static final int NONE = -1;
     /** Any number of pixels at or above this is "larger than every size" (keeps the arithmetic in int). */
     static final int SATURATED = 100_000_000;
+    /** Gravatar's {@code d} values the sidecar answers ({@link #gravatarDefault}). */
+    static final int D_MP = 0;
+    static final int D_BLANK = 1;
+    static final int D_404 = 2;
 
     private AvatarQuery() {
     }
@@ -54,17 +58,20 @@ final class AvatarQuery {
         return true;
     }
 
+    /** Where the value of {@code name} starts if it is non-empty, else that of {@code longName}, or {@link #NONE}. */
+    static int valueStart(String query, String name, String longName) {
+        int start = valueStart(query, name);
+        return start == NONE || valueEnd(query, start) == start ? valueStart(query, longName) : start;
+    }
+
     /**
      * The size asked for: the value of {@code s} if it is non-empty, else that of {@code size}; its number
      * when it is all ASCII digits (capped at {@link #SATURATED}), else {@link #NONE} (the default size).
      */
     static int size(String query) {
-        int start = valueStart(query, "s");
-        if (start == NONE || valueEnd(query, start) == start) {
-            start = valueStart(query, "size");
-            if (start == NONE) {
-                return NONE;
-            }
+        int start = valueStart(query, "s", "size");
+        if (start == NONE) {
+            return NONE;
         }
         int end = valueEnd(query, start);
         if (start == end) {
@@ -101,6 +108,28 @@ final class AvatarQuery {
             }
         }
         return (long) start << 32 | end;
+    }
+
+    /**
+     * Gravatar's default for a hash without a picture of its own: {@code d}, else {@code default}, as sent:
+     * {@link #D_404}, {@link #D_MP} ({@code mp} or {@code mm}), {@link #D_BLANK}, or {@link #NONE} for any other
+     * value (identicon, a URL, ...) and none.
+     */
+    static int gravatarDefault(String query) {
+        int start = valueStart(query, "d", "default");
+        int end = start == NONE ? NONE : valueEnd(query, start);
+        return is(query, start, end, "404") ? D_404 : is(query, start, end, "mp") || is(query, start, end, "mm") ? D_MP
+                : is(query, start, end, "blank") ? D_BLANK : NONE;
+    }
+
+    /** True for {@code f=y}, else {@code forcedefault=y}: Gravatar's "skip the picture of its own". */
+    static boolean forceDefault(String query) {
+        int start = valueStart(query, "f", "forcedefault");
+        return is(query, start, start == NONE ? NONE : valueEnd(query, start), "y");
+    }
+
+    private static boolean is(String query, int start, int end, String value) {
+        return start != NONE && end - start == value.length() && query.startsWith(value, start);
     }
 
     static int keyStart(long key) {

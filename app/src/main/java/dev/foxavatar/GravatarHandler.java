@@ -6,11 +6,11 @@ import io.undertow.server.HttpServerExchange;
 /**
  * Answers the Gravatar/Libravatar URL ({@code GET}/{@code HEAD /avatar/<hash>[.<ext>]}) exactly as
  * {@code /?u=<hash>} with Gravatar's size rule ({@link GravatarSize}): the same 302, picture, format
- * choice, {@code Vary} and caching. {@code d}/{@code default}, {@code f}/{@code forcedefault} and
- * {@code r}/{@code rating} are not read: every hash has a picture, and nothing from the query is ever a
- * redirect target. Any other path under {@code /avatar/} ({@link GravatarPath#PREFIX}) has no key: a
- * random picture, {@code no-store}, so an {@code <img>} never breaks and a corrected URL shows its own
- * picture at once.
+ * choice, {@code Vary} and caching, and the same reading of {@code d}/{@code default} and
+ * {@code f}/{@code forcedefault} ({@link AvatarRedirectHandler}); {@code r}/{@code rating} is not read, and
+ * nothing from the query is ever a redirect target. Any other path under {@code /avatar/} ({@link GravatarPath#PREFIX})
+ * has no key: a random picture, {@code no-store}, so an {@code <img>} never breaks and a corrected URL shows
+ * its own picture at once.
  */
 public final class GravatarHandler implements HttpHandler {
     private final AvatarRedirectHandler redirects;

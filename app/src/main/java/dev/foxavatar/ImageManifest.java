@@ -19,12 +19,38 @@ import java.util.List;
  * @param paths the [picture index][size index][format index] table of paths, the fill rule applied
  * @param largest the size index of each picture's largest image
  * @param buckets the picture index (0-based) of each of the {@link ImageSetContract#BUCKETS} key buckets
+ * @param variants the keyed identities of a drawn set, or null
  */
 record ImageManifest(List<Format> formats, int keyedMaxAge, int maxKeyLength, int defaultSize, int[] foxes,
-        int[] sizes, String[][][] paths, int[] largest, int[] buckets) {
+        int[] sizes, String[][][] paths, int[] largest, int[] buckets, Variants variants) {
 
     /** A {@code format} line: extension, media type, Accept regex (empty for the last, the fallback). */
     public record Format(String extension, String mediaType, String acceptRegex) {
+    }
+
+    /**
+     * The {@code variants} record: each picture's keyed identities, {@code directory/STEM.svg} and
+     * {@code directory/STEM-SIZE.png} for each of {@code sizes}, STEM {@code prefix-FOX-vV} (V below
+     * {@code count}) or {@link ImageSetContract#MP}, {@link ImageSetContract#BLANK}.
+     */
+    record Variants(String directory, String prefix, int count, int[] sizes) {
+        Variants {
+            sizes = sizes.clone();
+        }
+
+        @Override
+        public int[] sizes() {
+            return sizes.clone();
+        }
+
+        String stem(int fox, int variant) {
+            return prefix + "-" + fox + "-v" + variant;
+        }
+
+        /** The path of a stem's SVG ({@code size} 0) or of its PNG of {@code size} px. */
+        String path(String stem, int size) {
+            return directory + "/" + stem + (size == 0 ? ".svg" : "-" + size + ".png");
+        }
     }
 
     ImageManifest {

@@ -26,6 +26,11 @@ public final class ImageSetContract {
     public static final String PATH = "[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*";
     public static final String ACCEPT_TOKEN = "\\\\[dDsSwWbB]|\\\\[!#$%&'()*+,./:;<=>?@\\[\\]^_`{|}~-]|\\(\\?[:=!]|[()|^$.]|[*+?]\\??|\\{[0-9]{1,3}(?:,(?:[0-9]{1,3})?)?\\}\\??|[A-Za-z0-9 !#%&',/:;<=>@_~-]";
     public static final String ACCEPT_CLASS_TOKEN = "\\\\[dDsSwW]|\\\\[!#$%&'()*+,./:;<=>?@\\[\\]^_`{|}~-]|[A-Za-z0-9 !#$%'()*+,./:;<=>?@_{}]";
+    public static final String VARIANT_SUFFIX = "#v";
+    public static final String IDENTITY_PREFIX = "[A-Za-z][A-Za-z0-9_-]{0,39}";
+    public static final String IDENTITY_SVG_ACCEPT = "(?:^|,)\\s*image/svg\\+xml\\s*(?:;(?!\\s*q\\s*=\\s*0(?:\\.0{0,3})?\\s*(?:;|,|$))[^;,]*)*(?:,|$)";
+    public static final String MP = "mp";
+    public static final String BLANK = "blank";
 
     private ImageSetContract() {
     }

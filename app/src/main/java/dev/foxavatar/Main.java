@@ -32,9 +32,11 @@ public final class Main {
 
         Settings settings;
         ImageManifest images;
+        PeopleList people;
         try {
             settings = Settings.parse(Arrays.asList(args), System.getenv());
             images = ImageManifest.load(settings.images());
+            people = PeopleList.read(settings.people(), settings.peopleSetting(), images);
         } catch (Settings.HelpRequested help) {
             System.out.print(Settings.usage());
             return;
@@ -53,10 +55,12 @@ public final class Main {
         AvatarServer server;
         if (settings.metricsOn()) {
             RequestMetrics metrics = new RequestMetrics(images, ManifestDigest.of(settings.images()));
-            server = new AvatarServer(settings, Routes.avatarPort(settings.locationPrefix(), images, metrics),
+            server = new AvatarServer(settings, Routes.avatarPort(settings.locationPrefix(), images, people,
+                    settings.gravatarDefaults(), metrics),
                     Routes.metricsPort(metrics));
         } else {
-            server = new AvatarServer(settings, Routes.avatarPort(settings.locationPrefix(), images, RequestMetrics.OFF));
+            server = new AvatarServer(settings, Routes.avatarPort(settings.locationPrefix(), images, people,
+                    settings.gravatarDefaults(), RequestMetrics.OFF));
         }
         // Each address is tried before Undertow binds any: a taken one is then named with the setting
         // that chose it (--metrics-port, AVATAR_METRICS_PORT, ...), never guessed from a half-started server.
@@ -104,13 +108,13 @@ public final class Main {
         Signal.handle(new Signal("INT"), signal -> stopThread(stop).start());
 
         log.info("listening on http://{}:{} with {} images ({} foxes, sizes {}, formats {}) from {}, redirecting"
-                + " to {}*, io-threads {}, metrics {}",
+                + " to {}*, io-threads {}, metrics {}, {} listed hashes, gravatar defaults {}",
                 settings.bind().contains(":") ? "[" + settings.bind() + "]" : settings.bind(), server.port(),
                 images.imageCount(), images.foxes().length, joined(images.sizes()),
                 String.join(" ", images.formats().stream().map(ImageManifest.Format::extension).toList()),
                 settings.images(), settings.locationPrefix(), settings.ioThreads(),
                 settings.metricsOn() ? "on http://" + hostPort(settings.metricsBind(), server.metricsPort())
-                        + Routes.METRICS_PATH : "off");
+                        + Routes.METRICS_PATH : "off", people.size(), settings.gravatarDefaults() ? "on" : "off");
     }
 
     private static String hostPort(String address, int port) {

@@ -42,6 +42,7 @@ final class ManifestReader {
     private static final Pattern MEDIA_TYPE = Pattern.compile(ImageSetContract.MEDIA_TYPE);
     private static final Pattern NUMBER = Pattern.compile(ImageSetContract.NUMBER);
     private static final Pattern PATH = Pattern.compile(ImageSetContract.PATH);
+    private static final Pattern PREFIX = Pattern.compile(ImageSetContract.IDENTITY_PREFIX);
 
     /** One {@code image} or {@code legacy} line, kept with its number for the checks of the whole set. */
     private record Entry(int line, boolean image, String path, int fox, int size, String format) {
@@ -60,6 +61,8 @@ final class ManifestReader {
     private int defaultSize;
     private int bucketsLine;
     private int[] buckets;
+    private int variantsLine;
+    private ImageManifest.Variants variants;
 
     private ManifestReader(Path file, Path root) {
         this.file = file;
@@ -156,17 +159,38 @@ final class ManifestReader {
                 expect(n, f, f.length == 5, f[0] + "<TAB>path<TAB>fox<TAB>size<TAB>format");
                 Entry e = new Entry(n, f[0].equals("image"), f[1], number(n, f[2], "fox", 1, MAX_FOX),
                         number(n, f[3], "size", 1, MAX_SIZE), f[4]);
-                checkPath(n, e.path());
+                checkPath(n, e.path(), true);
                 check(n, paths.add(e.path()), "path " + e.path() + " listed twice");
                 entries.add(e);
             }
+            case "variants" -> {
+                expect(n, f, f.length == 5, "variants<TAB>directory<TAB>prefix<TAB>count<TAB>sizes");
+                check(n, variantsLine == 0, "a second variants line (the first is line " + variantsLine + ")");
+                checkPath(n, f[1], false); // the identities are drawn where they are served
+                check(n, PREFIX.matcher(f[2]).matches(), "prefix '" + f[2] + "' is not letters, digits, '_' or '-'");
+                int count = number(n, f[3], "variant count", 1, BUCKETS);
+                check(n, BUCKETS % count == 0, "variant count " + count + " does not divide " + BUCKETS);
+                String[] s = f[4].split(" ", -1);
+                int[] sizes = new int[s.length];
+                for (int i = 0; i < s.length; i++) {
+                    sizes[i] = number(n, s[i], "identity size", 1, MAX_SIZE);
+                }
+                for (int i = 1; i < s.length; i++) {
+                    check(n, sizes[i] > sizes[i - 1], "identity sizes '" + f[4] + "' are not ascending");
+                }
+                variants = new ImageManifest.Variants(f[1], f[2], count, sizes);
+                variantsLine = n;
+            }
             default -> throw fault(n, "unknown record type '" + f[0]
-                    + "' (format, keyed, default, image, legacy, buckets)");
+                    + "' (format, keyed, default, image, legacy, buckets, variants)");
         }
     }
 
-    /** A relative, URL-safe path without empty, . or .. segments or hidden files, naming a readable regular file inside the set. */
-    private void checkPath(int n, String path) throws ManifestException {
+    /**
+     * A relative, URL-safe path without empty, . or .. segments or hidden files; with {@code file}, naming a
+     * readable regular file inside the set.
+     */
+    private void checkPath(int n, String path, boolean file) throws ManifestException {
         List<String> segments = Arrays.asList(path.split("/", -1));
         check(n, !path.startsWith("/"), "path '" + path + "' is absolute (must be relative to the directory)");
         check(n, !segments.contains(".."), "path '" + path + "' has a .. segment");
@@ -174,6 +198,9 @@ final class ManifestReader {
         check(n, segments.stream().noneMatch(s -> s.startsWith(".")), "path '" + path + "' has a segment starting with a dot");
         check(n, PATH.matcher(path).matches(), "path '" + path
                 + "' has an empty segment or a character outside A-Z a-z 0-9 . _ ~ - /");
+        if (!file) {
+            return;
+        }
         Path target = root.resolve(path);
         boolean inside;
         try {
@@ -266,7 +293,8 @@ final class ManifestReader {
                     + ", but the image lines have pictures 1.." + foxes.length);
             bucketIndex[b] = buckets[b] - 1;
         }
-        return new ImageManifest(formats, maxAge, maxKey, defaultSize, foxes, sizes, table, largest, bucketIndex);
+        return new ImageManifest(formats, maxAge, maxKey, defaultSize, foxes, sizes, table, largest, bucketIndex,
+                variants);
     }
 
     private int number(int n, String text, String what, int min, int max) throws ManifestException {

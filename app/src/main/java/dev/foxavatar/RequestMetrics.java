@@ -54,10 +54,14 @@ public class RequestMetrics {
     /** The counts for this image set; {@code manifestDigest} names it in {@code fox_avatar_image_set_info}. */
     public RequestMetrics(ImageManifest images, String manifestDigest) {
         List<ImageManifest.Format> formats = images.formats();
-        formatNames = new String[formats.size() + 1];
+        // A drawn set's identities add "svg" (AvatarRedirectHandler counts their SVG answers under it).
+        formatNames = new String[formats.size() + (images.variants() == null ? 1 : 2)];
         formatNames[0] = "none";
         for (int f = 0; f < formats.size(); f++) {
             formatNames[f + 1] = formats.get(f).extension();
+        }
+        if (images.variants() != null) {
+            formatNames[formats.size() + 1] = "svg";
         }
         bucketNanos = new long[LATENCY_BUCKETS.length];
         bucketNames = new String[LATENCY_BUCKETS.length + 1];

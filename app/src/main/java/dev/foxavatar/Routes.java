@@ -29,7 +29,13 @@ final class Routes {
 
     /** The avatar port for an image set: one redirect table behind {@code /} and {@code /avatar/}, counted in {@code metrics}. */
     static HttpHandler avatarPort(String locationPrefix, ImageManifest images, RequestMetrics metrics) {
-        AvatarRedirectHandler avatar = new AvatarRedirectHandler(locationPrefix, images, metrics);
+        return avatarPort(locationPrefix, images, PeopleList.NONE, false, metrics);
+    }
+
+    /** The same with a list of people and Gravatar's defaults on or off ({@link AvatarRedirectHandler}). */
+    static HttpHandler avatarPort(String locationPrefix, ImageManifest images, PeopleList people, boolean gravatarDefaults,
+            RequestMetrics metrics) {
+        AvatarRedirectHandler avatar = new AvatarRedirectHandler(locationPrefix, images, people, gravatarDefaults, metrics);
         return avatarPort(avatar, new GravatarHandler(avatar), new HealthHandler(), metrics);
     }
 

@@ -15,7 +15,8 @@ import java.util.function.Function;
  * else the default. Flags win. Every value is checked here, once, before anything starts.
  */
 public record Settings(int port, String bind, Path images, String baseUrl, int ioThreads, int metricsPort,
-        String metricsBind, String portSetting, String metricsPortSetting) {
+        String metricsBind, String portSetting, String metricsPortSetting, Path people, String peopleSetting,
+        boolean gravatarDefaults) {
     /** {@link #metricsPort()} when {@code --metrics-port off}: no metrics listener at all. */
     public static final int METRICS_OFF = -1;
 
@@ -28,7 +29,7 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
     public Settings(int port, String bind, Path images, String baseUrl, int ioThreads, int metricsPort,
             String metricsBind) {
         this(port, bind, images, baseUrl, ioThreads, metricsPort, metricsBind, Option.PORT.flag,
-                Option.METRICS_PORT.flag);
+                Option.METRICS_PORT.flag, null, Option.PEOPLE_FILE.flag, false);
     }
 
     /**
@@ -63,7 +64,9 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
         BASE_URL("base-url", "", "absolute http(s) URL prefixed to image paths (default: relative Location)"),
         IO_THREADS("io-threads", "", "Undertow IO threads (1-64; default: the number of CPUs)"),
         METRICS_PORT("metrics-port", "8081", "TCP port of the /metrics listener (1-65535), or off for none"),
-        METRICS_BIND("metrics-bind", "127.0.0.1", "address of the /metrics listener (an IP address)");
+        METRICS_BIND("metrics-bind", "127.0.0.1", "address of the /metrics listener (an IP address)"),
+        PEOPLE_FILE("people", "", "people.tsv (`make people`): the picture of each listed hash (default: none)"),
+        GRAVATAR_DEFAULTS("gravatar-defaults", "off", "on: d=404, d=mp, d=blank and f=y as Gravatar answers them");
 
         final String flag;
         final String defaultValue;
@@ -87,7 +90,7 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
 
     public static String usage() {
         StringBuilder out = new StringBuilder("Usage: java @jvm.options -jar avatar.jar [options]\n"
-                + "Answers GET / with a 302 to a fox image of the manifest (query: s or size, u; Accept).\n\nOptions:\n");
+                + "Answers GET / with a 302 to a fox image of the manifest (query: s or size, u, d, f; Accept).\n\nOptions:\n");
         for (Option o : Option.values()) {
             out.append(String.format(Locale.ROOT, "  %-20s %s%n  %-20s env %s%s%n", o.flag + " VALUE", o.help, "",
                     o.env(), o.defaultValue.isEmpty() ? "" : ", default " + o.defaultValue));
@@ -156,8 +159,17 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
             throw new SettingsException(named.apply(Option.METRICS_PORT), "'" + metrics + "' is the avatar port ("
                     + named.apply(Option.PORT) + ") too: the metrics listener needs a port of its own");
         }
+        String people = value.apply(Option.PEOPLE_FILE);
+        if (!people.isEmpty() && !(Files.isRegularFile(Path.of(people)) && Files.isReadable(Path.of(people)))) {
+            throw new SettingsException(named.apply(Option.PEOPLE_FILE), "'" + people + "' is not a readable file");
+        }
+        String defaults = value.apply(Option.GRAVATAR_DEFAULTS).trim();
+        if (!defaults.equals("on") && !defaults.equals("off")) {
+            throw new SettingsException(named.apply(Option.GRAVATAR_DEFAULTS), "'" + defaults + "' is not on or off");
+        }
         return new Settings(port, bind, images, baseUrl, ioThreads, metricsPort, metricsBind,
-                named.apply(Option.PORT), named.apply(Option.METRICS_PORT));
+                named.apply(Option.PORT), named.apply(Option.METRICS_PORT), people.isEmpty() ? null : Path.of(people),
+                named.apply(Option.PEOPLE_FILE), defaults.equals("on"));
     }
 
     private static int integer(String setting, String text, int min, int max) throws SettingsException {

@@ -134,6 +134,21 @@ class AvatarQueryTest {
     }
 
     /** The data lines of a committed test-data TSV (a {@code #} first line says how it was made). */
+    @ParameterizedTest(name = "?{0} asks for default {1}")
+    @CsvSource(delimiter = '|', value = {
+        "d=404|2", "D=404|2", "default=404|2", "d=&default=mp|0", "d=mm|0", "d=blank&default=404|1",
+        "d=404x|-1", "d=MP|-1", "d=identicon|-1", "d=https%3A%2F%2Fx.example%2F404|-1", "dd=404|-1", "s=64|-1",
+    })
+    void gravatars_default_is_d_else_default_as_sent(String query, int wanted) {
+        assertEquals(wanted, AvatarQuery.gravatarDefault(query));
+    }
+
+    @Test
+    void forcedefault_is_f_y_else_forcedefault_y() {
+        assertEquals(List.of(true, true, true, false, false, false), List.of("f=y", "F=y&d=404", "f=&forcedefault=y",
+                "f=n&forcedefault=y", "f=yes", "ff=y").stream().map(AvatarQuery::forceDefault).toList());
+    }
+
     static List<String[]> vectors(String resource) throws IOException {
         try (InputStream in = AvatarQueryTest.class.getResourceAsStream(resource)) {
             return new String(in.readAllBytes(), StandardCharsets.US_ASCII).lines()

@@ -123,7 +123,10 @@ class ManifestCasesTest {
         return m.foxes().length + " pictures; ladder "
                 + IntStream.of(m.sizes()).mapToObj(String::valueOf).collect(Collectors.joining(" "))
                 + "; formats " + m.formats().stream().map(ImageManifest.Format::extension).collect(Collectors.joining(" "))
-                + "; keyed " + m.keyedMaxAge() + " " + m.maxKeyLength() + "; default " + m.defaultSize();
+                + "; keyed " + m.keyedMaxAge() + " " + m.maxKeyLength() + "; default " + m.defaultSize()
+                + (m.variants() == null ? "" : "; variants " + m.variants().directory() + " " + m.variants().prefix() + " "
+                        + m.variants().count() + " " + IntStream.of(m.variants().sizes()).mapToObj(String::valueOf)
+                                .collect(Collectors.joining(" ")));
     }
 
     @Test

@@ -34,6 +34,15 @@ class Murmur2Test {
     }
 
     @Test
+    void hashes_a_region_and_a_suffix_as_one_string() throws Exception {
+        for (String[] row : AvatarQueryTest.vectors("murmur2-nginx.tsv")) {
+            String query = "u=" + row[0] + "&s=64";
+            String joined = row[0] + "#v";
+            assertEquals(Murmur2.hash(joined, 0, joined.length()), Murmur2.hash(query, 2, 2 + row[0].length(), "#v"), row[0]);
+        }
+    }
+
+    @Test
     void hashes_a_region_in_place() {
         String query = "s=64&u=hello@example.com&v=1";
         int start = query.indexOf("hello");

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What a request costs besides Undertow's own work, on the request path itself: the service's real
  * routes and handlers (reading the query or the /avatar/ path, choosing the format, hashing the key,
- * picking from the tables, counting the answer) in a real server over real HTTP allocate nothing.
+ * looking it up in the list of people, reading d and f, picking from the tables of a drawn set's
+ * identities, counting the answer) in a real server over real HTTP allocate nothing.
  *
  * <p>Measured with the JVM's per-thread allocation counter on the IO thread that answers: the same
  * requests, byte for byte, answered in turns by the real service and by a bare handler that sends a
@@ -36,6 +37,7 @@ class PerRequestAllocationTest extends ServerOverHttp {
         "/?S=99999999999999999999&U=hello%40example.com", "/?s=64px&u=a%20b",
         "/avatar/0bc83cb571cd1c50ba6f3e8a78ef1346", "/avatar/0BC83CB571CD1C50BA6F3E8A78EF1346.png?s=80&d=mp",
         "/avatar/" + "ab".repeat(32) + ".jpg?size=2048", "/avatar/junk", "/avatar/0bc83cb571cd1c50ba6f3e8a78ef1346/",
+        "/avatar/" + "ab".repeat(32) + "?d=mp", "/?u=0bc83cb571cd1c50ba6f3e8a78ef1346&d=404", "/?u=a&d=identicon&f=y",
     };
     private static final String[] ACCEPTS = {CHROMIUM, OLD_SAFARI, "*/*", null, "image/avif;q=0,image/webp"};
     private static final int REQUESTS = 10_000;
@@ -68,9 +70,12 @@ class PerRequestAllocationTest extends ServerOverHttp {
     @Test
     void answering_a_request_allocates_nothing_beyond_undertows_own_work() throws Exception {
         TestImages.create(dir, FOXES);
+        TestImages.addVariants(dir);
         Settings settings = new Settings(0, "127.0.0.1", dir, null, 1);
         ImageManifest manifest = ImageManifest.load(dir);
-        HttpHandler service = Routes.avatarPort(settings.locationPrefix(), manifest,
+        PeopleList people = PeopleList.read(java.nio.file.Files.writeString(dir.resolve("people.tsv"),
+                "0bc83cb571cd1c50ba6f3e8a78ef1346\t7-v23\n"), "--people", manifest);
+        HttpHandler service = Routes.avatarPort(settings.locationPrefix(), manifest, people, true,
                 new RequestMetrics(manifest, "0123456789ab"));
         HttpHandler bare = new ConstantRedirect();
         start(settings, exchange -> {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +69,19 @@ class SettingsTest {
     }
 
     @Test
+    void no_list_of_people_and_gravatar_defaults_off_unless_set() throws Exception {
+        Settings s = parse(List.of("--images", images.toString()), Map.of());
+        assertEquals(null, s.people());
+        assertFalse(s.gravatarDefaults());
+        Path people = Files.writeString(images.resolve("people.tsv"), "");
+        s = parse(List.of("--images", images.toString()), Map.of("AVATAR_PEOPLE_FILE", people.toString(),
+                "AVATAR_GRAVATAR_DEFAULTS", "on"));
+        assertEquals(people, s.people());
+        assertEquals("AVATAR_PEOPLE_FILE", s.peopleSetting());
+        assertTrue(s.gravatarDefaults());
+    }
+
+    @Test
     void usage_lists_the_metrics_settings() {
         assertTrue(Settings.usage().contains("--metrics-port VALUE"), Settings.usage());
         assertTrue(Settings.usage().contains("env AVATAR_METRICS_BIND, default 127.0.0.1"), Settings.usage());
@@ -97,6 +111,8 @@ class SettingsTest {
         "--metrics-port, OFF!, --metrics-port",
         "--metrics-port, 8080, --metrics-port",
         "--metrics-bind, localhost, --metrics-bind",
+        "--people, /nonexistent/people.tsv, --people",
+        "--gravatar-defaults, yes, --gravatar-defaults",
     })
     void a_wrong_flag_value_names_the_setting(String flag, String value, String named) {
         List<String> args = flag.equals("--images") ? List.of(flag, value)

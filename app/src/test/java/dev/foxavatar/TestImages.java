@@ -96,6 +96,13 @@ final class TestImages {
      * highest weight, and the other origin ids do not compete.
      */
     static int[] buckets(List<String> ids) {
+        return BUCKET_TABLES.computeIfAbsent(List.copyOf(ids), TestImages::rendezvous).clone();
+    }
+
+    /** Each set of ids' table, made once per test JVM (hundreds of thousands of SHA-256 digests each). */
+    private static final java.util.Map<List<String>, int[]> BUCKET_TABLES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static int[] rendezvous(List<String> ids) {
         int[] table = new int[ImageSetContract.BUCKETS];
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
@@ -130,6 +137,15 @@ final class TestImages {
     private static long weight(MessageDigest sha, String id, int bucket) {
         byte[] d = sha.digest((id + "/" + bucket).getBytes(StandardCharsets.UTF_8));
         return java.nio.ByteBuffer.wrap(d, 0, 8).getLong();
+    }
+
+    /** The variants record {@link #addVariants} writes: 80 identities a picture, PNGs at 64 and 256 px. */
+    static final String VARIANTS = "variants\ti/0123456789\tRenard\t80\t64 256";
+
+    /** Adds the keyed identities' record to dir's manifest (their files are never read: drawn where served). */
+    static void addVariants(Path dir) throws IOException {
+        Files.writeString(dir.resolve(ImageSetContract.FILE), VARIANTS + "\n", StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.APPEND);
     }
 
     static void writeManifest(Path dir, List<String> lines) throws IOException {

@@ -1,0 +1,28 @@
+package dev.foxavatar;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * A key's variant is the part nginx's {@code split_clients "${key}#v"} picks among 80 parts of 1.25 %:
+ * murmur2-nginx.tsv's last column, as a running nginx 1.22.1 answered (app/src/test/tools/nginx-vectors.py).
+ */
+class KeyVariantsTest {
+    @Test
+    void the_variant_is_the_one_nginx_split_clients_picks_over_the_key_and_its_suffix() throws Exception {
+        KeyVariants variants = new KeyVariants(80);
+        for (String[] row : AvatarQueryTest.vectors("murmur2-nginx.tsv")) {
+            String query = "u=" + row[0];
+            assertEquals(Integer.parseInt(row[3]), variants.variant(query, 2, query.length()), "key '" + row[0] + "'");
+        }
+    }
+
+    @Test
+    void the_count_must_divide_10000_parts() {
+        assertThrows(IllegalArgumentException.class, () -> new KeyVariants(64));
+        assertThrows(IllegalArgumentException.class, () -> new KeyVariants(0));
+        assertEquals(0, new KeyVariants(1).variant("abc", 0, 3));
+    }
+}

@@ -1,0 +1,106 @@
+"""The keyed identities: each drawn fox on a variant background, named by the manifest's variants
+record. The palette keeps 3:1 against the fox's white outline and stays apart under simulated
+colour-vision deficiencies; a key's variant is nginx's and independent of its picture; six people
+rarely share one; the SVG fits the browser budget."""
+import hashlib
+import math
+import sys
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+from imageset import read_manifest
+from imageset.buckets import murmur2, variant_of
+from imageset.contract import BUCKETS, PART
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "images"))
+from drawing.colour import VISIONS, contrast, distance  # noqa: E402
+from drawing.identity import OUTLINE, PALETTE, SILHOUETTE, VARIANTS, shade, svg  # noqa: E402
+from drawing.svg import gz  # noqa: E402
+import identities  # noqa: E402
+
+MIN_DISTANCE = 15          # CIEDE2000, every pair, every vision
+SVG_BUDGET = 1500          # bytes on the wire (gzip) for a browser
+
+
+def manifest():
+    return read_manifest(ROOT / "images", check_files=False)
+
+
+def test_the_mp_silhouette_has_3_to_1_against_its_background():
+    assert contrast(*SILHOUETTE) >= 3
+
+
+def test_white_outline_has_3_to_1_against_every_background_and_pattern_colour():
+    for colour in PALETTE:
+        assert contrast(OUTLINE, colour) >= 3, colour
+        assert contrast(OUTLINE, shade(colour)) >= 3, shade(colour)
+
+
+@pytest.mark.parametrize("vision", VISIONS)
+def test_background_colours_stay_apart_for_each_vision(vision):
+    nearest = min((distance(a, b, vision), a, b) for a, b in combinations(PALETTE, 2))
+    assert nearest[0] >= MIN_DISTANCE, nearest
+
+
+def test_the_manifests_variants_record_is_what_identities_py_draws():
+    directory, count, sizes = identities.describe().split(":")
+    vs = manifest().variants
+    assert (vs.directory, vs.prefix, vs.count, vs.sizes) == (directory, "Renard", VARIANTS, identities.SIZES)
+    assert (int(count), sizes) == (VARIANTS, "64,256")
+
+
+def test_variants_record_names_each_identity_file_by_fox_variant_and_size():
+    m, d = manifest(), manifest().variants.directory
+    assert m.identity(7, 23, 80, svg=True) == f"/{d}/Renard-7-v23.svg"
+    assert m.identity(7, 23, 32, svg=False) == f"/{d}/Renard-7-v23-64.png"
+    assert m.identity(7, 23, 65, svg=False) == f"/{d}/Renard-7-v23-256.png"
+    assert m.identity(7, 23, 512, svg=False) == f"/{d}/Renard-7-v23-256.png"
+    assert len(m.variants.paths(m.foxes)) == (21 * VARIANTS + 2) * 3     # and d=mp, d=blank
+
+
+def test_variant_count_is_split_clients_parts_of_whole_hundredths():
+    assert BUCKETS % VARIANTS == 0
+
+
+def test_two_of_six_people_share_an_identity_at_most_1_5_percent_of_the_time():
+    m = manifest()
+    fox = [0.0] * (len(m.foxes) + 1)
+    for b, f in enumerate(m.buckets):
+        fox[f] += ((b + 1) * PART if b < BUCKETS - 1 else 2 ** 32) - b * PART
+    width = 0xFFFFFFFF // VARIANTS
+    variant = [width] * (VARIANTS - 1) + [2 ** 32 - (VARIANTS - 1) * width]
+    p = [f * v / 2 ** 64 for f in fox[1:] for v in variant]
+    e = [1.0] + [0.0] * 6                        # elementary symmetric sums: all six differ
+    for x in p:
+        for k in range(6, 0, -1):
+            e[k] += e[k - 1] * x
+    assert 1 - math.factorial(6) * e[6] <= 0.015
+
+
+def test_murmur2_and_the_variant_are_what_nginx_computes():
+    vectors = ROOT / "app/src/test/resources/dev/foxavatar/murmur2-nginx.tsv"   # app/src/test/tools/nginx-vectors.py
+    rows = [line.split("\t") for line in vectors.read_text(encoding="ascii").splitlines() if not line.startswith("#")]
+    assert len(rows) > 200
+    for key, h, _, v in rows:
+        assert (murmur2(key.encode()), variant_of(key.encode(), VARIANTS)) == (int(h, 16), int(v)), key
+
+
+def test_a_keys_variant_is_independent_of_its_bucket():
+    keys = [hashlib.md5(str(i).encode()).hexdigest().encode() for i in range(40_000)]
+    rows, cols, cells = {}, {}, {}
+    for k in keys:
+        r, c = min(murmur2(k) // PART, BUCKETS - 1) // 1000, variant_of(k, VARIANTS) // 8
+        rows[r], cols[c] = rows.get(r, 0) + 1, cols.get(c, 0) + 1
+        cells[r, c] = cells.get((r, c), 0) + 1
+    n = len(keys)
+    chi2 = sum((cells.get((r, c), 0) - rows[r] * cols[c] / n) ** 2 / (rows[r] * cols[c] / n)
+               for r in rows for c in cols)
+    assert chi2 < 81 + 4 * math.sqrt(2 * 81), chi2      # 81 degrees of freedom, 4 sigma
+
+
+def test_every_identity_svg_fits_the_browser_budget():
+    largest = max(len(gz(svg(f, v)))
+                  for f in manifest().foxes for v in range(VARIANTS))
+    assert largest <= SVG_BUDGET
