@@ -15,8 +15,8 @@ from collections import defaultdict
 
 import re
 
-from .contract import (BUCKETS, GRAVATAR_DEFAULT, GRAVATAR_EXTENSION, GRAVATAR_HASH, GRAVATAR_MAX,
-                       GRAVATAR_PREFIX, IDENTITY_SVG, accept_regex)
+from .contract import (BLANK, BUCKETS, GRAVATAR_DEFAULT, GRAVATAR_EXTENSION, GRAVATAR_HASH, GRAVATAR_MAX,
+                       GRAVATAR_PREFIX, IDENTITY_SVG, MP, VARIANT_SUFFIX, accept_regex)
 
 
 def _snap(sizes, n):
@@ -69,7 +69,7 @@ def template_data(m):
         "accept": [[f.accept_regex, f.ext] for f in m.formats[:-1]],
         "fallback_format": m.formats[-1].ext,
         "extensions": [f.ext for f in m.formats],
-        "types": [[f.media_type, f.ext] for f in m.formats],
+        "types": [[f.media_type, f.ext] for f in m.formats] + ([[IDENTITY_SVG, "svg"]] if m.variants else []),
         "key_max_length": m.key_max_length,
         "keyed_max_age": m.keyed_max_age,
         # the keyed fox: one split_clients part of bucket_share per bucket, each naming its picture
@@ -83,14 +83,25 @@ def template_data(m):
 
 
 def _variants(m):
-    """The keyed identities: split_clients "${key}#v" in equal parts, the SVG's Accept regex, and the
-    PNG size of each ladder size (what $avatar_size holds)."""
+    """The keyed identities: split_clients "${key}#v" in equal parts, the SVG's Accept regex, the
+    PNG size of each ladder size (what $avatar_size holds), and the regexes of their files' URIs, in
+    this drawing's directory and in any other (an earlier drawing's) beside it."""
     vs = m.variants
+    names = (f"((?:{re.escape(vs.prefix)}-[0-9]{{1,4}}-v[0-9]{{1,4}}|{MP}|{BLANK})"
+             f"(?:\\.svg|-(?:{'|'.join(map(str, vs.sizes))})\\.png))$")
     return {
         "directory": f"/{vs.directory}/",
         "prefix": vs.prefix,
+        "suffix": VARIANT_SUFFIX,
         "count": vs.count,
         "share": _percent(BUCKETS // vs.count),
         "svg_accept": accept_regex(IDENTITY_SVG),
         "png_sizes": [[n, _snap(list(vs.sizes), n)] for n in m.sizes],
+        "file_regex": f"^/{re.escape(vs.directory)}/{names}",
+        "earlier_regex": f"^/{re.escape(vs.directory.rpartition('/')[0])}/[^/]+/{names}",
     }
+
+
+def people_rows(people):
+    """The template's avatar_people: [HASH, F or F-vV] rows of a list read by people.read_people."""
+    return [[h, str(f) if v is None else f"{f}-v{v}"] for h, (f, v) in sorted(people.items())]

@@ -105,7 +105,7 @@ def make_certs(directory, host):
 
 MAIN_CONF = """\
 # Shaped like Debian's nginx.conf (its permissive ssl_protocols included, which the site overrides),
-# every path in the test directory; the map hash sizes the deployments' nginx.conf sets.
+# every path in the test directory; the map and variable hash sizes the deployments' nginx.conf sets.
 {user}worker_processes 1;
 pid {tmp}/nginx.pid;
 daemon off;
@@ -118,7 +118,8 @@ http {{
     tcp_nopush on;
     types_hash_max_size 2048;
     map_hash_max_size 4096;
-    map_hash_bucket_size 128;
+    map_hash_bucket_size 256;
+    variables_hash_bucket_size 128;
     include mime.types;
     default_type application/octet-stream;
     ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;
@@ -187,10 +188,11 @@ def wait_for_port(port, proc, what, log, timeout=15):
 class LoopbackStack:
     kind = "loopback"
 
-    def __init__(self, images_dir=REPO / "images", access_log_mode=None, extra_variables=None):
+    def __init__(self, images_dir=REPO / "images", access_log_mode=None, extra_variables=None, app_args=()):
         """extra_variables: more template variables, e.g. avatar_tls false (then the avatar server
-        answers plain HTTP on http_port)."""
+        answers plain HTTP on http_port); app_args: more of the sidecar's options."""
         self.images_dir = Path(images_dir)
+        self.app_args = list(app_args)
         self.nginx = find_nginx()
         if not self.nginx:
             raise Unavailable("nginx is not installed (tests/nginx/run.sh and bench/run.sh install it)")
@@ -235,7 +237,7 @@ class LoopbackStack:
         self.app = subprocess.Popen(
             ["java", f"@{JVM_OPTIONS}", "-jar", str(JAR),
              "--images", str(self.images_dir), "--port", str(self.app_port), "--bind", "127.0.0.1",
-             "--metrics-port", str(self.metrics_port)],
+             "--metrics-port", str(self.metrics_port), *self.app_args],
             stdout=log, stderr=subprocess.STDOUT, cwd=self.tmp)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -3,8 +3,8 @@ read from Chromium's own network log (DevTools events).
 - A page of random avatars shows foxes (its pixels closer to the fox its redirect named than to any
   other), picks new ones on reload, and never fetches an image twice.
 - A comment thread of keyed avatars, by u= and in Gravatar's form as Gitea writes it (srcset 2x, at
-  1x and 2x screens): each decodes at the size asked for, AVIF or WebP, a 64 px one in at most 2 KB,
-  and a reload sends no request at all.
+  1x and 2x screens): each is its identity's SVG (80 px over the density where a page sets no size),
+  in at most 2 KB, and a reload sends no request at all.
 - Another origin fetch()es an avatar and reads it, draws one on a canvas and reads its pixels, and
   a page isolated with COEP require-corp shows them: with the sidecar up and with it stopped.
 FOX_AVATAR_SCREENSHOT=PATH saves the comment thread as PNG (docs/embed.png:
@@ -22,7 +22,7 @@ import pytest
 from conftest import serve_html
 from imageset import read_manifest
 from stack.client import get, wait_for_fallback, wait_for_sidecar
-from stack.images import manifest  # noqa: F401 (fixture)
+from stack.images import identity_locations, manifest  # noqa: F401 (fixture)
 
 IMAGES_PER_PAGE = 8
 
@@ -158,18 +158,19 @@ def test_a_comment_thread_of_avatars_is_small_modern_sharp_and_cached_without_a_
         first = avatar_requests(browser, avatars, len(PEOPLE))
         assert len(first) == len(PEOPLE), sorted(first)
         for url, got in first.items():
-            assert got["status"] == 200 and got["mime"] in ("image/avif", "image/webp"), (url, got)
+            assert got["status"] == 200 and got["mime"] == "image/svg+xml", (url, got)
             assert re.search(rf"s={64 * scale}(&|$)", url) and (scale > 1 or 0 < got["bytes"] <= 2048), (url, got)
-        for i in range(len(PEOPLE)):   # naturalWidth: the decoded width over the candidate's density
+        for i in range(len(PEOPLE)):   # naturalWidth: the SVG's width over the candidate's density
             el = browser.find_element("id", f"a{i}")
-            assert browser.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", el) == [64, 64]
+            size = 80 / scale
+            assert browser.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", el) == [size, size]
         if os.environ.get("FOX_AVATAR_SCREENSHOT") and scale == 1:
             browser.find_element("tag name", "body").screenshot(os.environ["FOX_AVATAR_SCREENSHOT"])
         log_before = loopback.access_log()
         open_page(browser)
         for url, got in avatar_requests(browser, avatars, timeout=2).items():
             assert got["cached"], f"reload: {url} went to the network: {got}"
-        assert "/a/" not in loopback.access_log()[len(log_before):], "reload reached Nginx"
+        assert not re.search(r"GET /[ai]/", loopback.access_log()[len(log_before):]), "reload reached Nginx"
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
@@ -229,15 +230,15 @@ def use_from_another_origin(stack, manifest, driver, pages, phase):
     driver.get(pages[0])
     out = driver.execute_async_script(READ_AVATARS, avatar("fetch"), avatar("img"))
     assert "error" not in out and out["status"] == 200 and out["redirected"], (phase, out)
-    e = manifest.entry(urlsplit(out["url"]).path)
-    assert e and out["type"] == f"image/{e.fmt}" and (out["width"], out["height"]) == (e.size, e.size) == (64, 64), out
-    assert out["bytes"] == (stack.images_dir / e.path).stat().st_size, (phase, out)
-    assert out["canvas"]["width"] == 64 and out["canvas"]["colours"] > 20, f"{phase}: a blank fox? {out}"
+    path = urlsplit(out["url"]).path          # fetch() lists no SVG: the identity's 64 px PNG
+    assert path in identity_locations(manifest) and (out["type"], out["width"], out["height"]) == ("image/png", 64, 64), out
+    assert out["bytes"] == (stack.images_dir / path.lstrip("/")).stat().st_size, (phase, out)
+    assert out["canvas"]["width"] == 80 and out["canvas"]["colours"] > 20, f"{phase}: a blank fox? {out}"   # an <img>: the SVG
     assert out["timing"] and all(t["transferSize"] > 0 and t["redirectEnd"] > 0 for t in out["timing"]), out
     driver.get(pages[1])
     urls = [f"{stack.https_origin()}/?s=64&u={phase}", f"{stack.https_origin()}/?s=64&{phase}", avatar("coep")]
     shown = driver.execute_async_script(SHOW_AVATARS, urls)
-    assert shown == {"isolated": True, "widths": [64, 64, 64]}, (phase, shown)
+    assert shown == {"isolated": True, "widths": [80, 64, 80]}, (phase, shown)   # the keyed ones: SVGs
     return avatar("fetch")
 
 

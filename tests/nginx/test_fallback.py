@@ -1,19 +1,26 @@
 """Nginx's fallback gives the sidecar's answers, on the loopback stack: for every form of the avatar
-URL, size rule, Accept and method (status, Location, Allow, Cache-Control, Vary and the header set),
-and for every one of the 10,000 key buckets; when the sidecar is stopped, too slow, or stopping.
-And which keys move when the set changes (the buckets table both answerers read)."""
+URL, size rule, Accept (an identity's SVG or PNG), Accept-Encoding and method (status, Location, Allow,
+Cache-Control, Vary, Content-Encoding and the header set), with a list of people and Gravatar's
+defaults off and on, and for every one of the 10,000 key buckets; when the sidecar is stopped, too
+slow, or stopping. And which keys move when the set changes (the buckets table both answerers read)."""
+import hashlib
 import http.client
 import signal
 import socket
 import ssl
 import time
 
-from imageset.buckets import bucket_of, table
+import pytest
+
+from imageset.buckets import bucket_of, table, variant_of
 from imageset.contract import BUCKETS
+from imageset.nginx import people_rows
+from imageset.people import people, read_people
 from settle import until
 from stack.client import get, request, wait_for_sidecar, while_stopped
 from stack.headers import assert_header_set, header_set
-from stack.images import ACCEPT, manifest, redirect_entry  # noqa: F401 (fixture)
+from stack.images import ACCEPT, identity_locations, manifest, redirect_entry  # noqa: F401 (fixture)
+from stack.stacks import LoopbackStack
 
 KEY = "0bc83cb571cd1c50ba6f3e8a78ef1346"
 SHA = "9f3c2e8a4b1d7f6e5c0a9b8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f"
@@ -40,10 +47,12 @@ CASES = ([("GET", path, accept, True) for path, accept in KEYED]
          + [(method, path, ACCEPT["chromium"][0], keyed) for method in METHODS[1:]
             for path, keyed in [("/", False), (f"/?u={KEY}&s=64", True), (f"/avatar/{KEY}.png?s=0", True),
                                 ("/avatar/not-a-hash?s=64", False)]])
+CASES += [case + ("gzip",) for case in CASES[::7]]      # Accept-Encoding: gzip changes nothing
 
 
-def send(stack, method, path, accept):
-    headers = {"Origin": "https://forum.example", **({"Accept": accept} if accept else {})}
+def send(stack, method, path, accept, keyed=None, encoding=None):
+    headers = {"Origin": "https://forum.example", **({"Accept": accept} if accept else {}),
+               **({"Accept-Encoding": encoding} if encoding else {})}
     if method == "OPTIONS":         # a CORS preflight, as a browser sends it
         headers.update({"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x-fox"})
     return request(stack, method, path, headers=headers, body=b"x" if method in ("POST", "PUT", "PATCH") else None)
@@ -51,36 +60,113 @@ def send(stack, method, path, accept):
 
 def answer(stack, manifest, case, r):
     """What the two answerers must agree on."""
-    method, path, _, keyed = case
+    method, path, _, keyed = case[:4]
     assert_header_set(stack, r, what=f"{method} {path}")
-    if method in ("GET", "HEAD"):
+    if r.status == 404:                 # Gravatar's d=404: nothing but the status and its caching
+        assert method in ("GET", "HEAD") and keyed and r.header("Content-Length") == "0", (case, r.headers)
+        location = (r.header("Content-Type"), r.body)
+    elif method in ("GET", "HEAD"):
         assert r.status == 302, (case, r.status)
-        e = redirect_entry(stack, manifest, r)
-        location = r.header("Location") if keyed else (e.size, e.fmt)
+        location = r.header("Location")
+        if location not in identity_locations(manifest):
+            e = redirect_entry(stack, manifest, r)
+            location = location if keyed else (e.size, e.fmt)
+        else:
+            assert keyed, (case, location)
     else:
         assert r.status == 405, (case, r.status)
         location = r.header("Location")
-    return r.status, location, r.header("Allow"), r.header("Cache-Control"), r.header("Vary"), header_set(r)
+    return (r.status, location, r.header("Allow"), r.header("Cache-Control"), r.header("Vary"),
+            r.header("Content-Encoding"), header_set(r))
+
+
+def sidecar_and_fallback(stack, manifest, cases):
+    """Each case's answer from the sidecar, then from the fallback with the sidecar stopped: they must agree."""
+    sidecar = {}
+    for case in cases:
+        r = send(stack, *case)
+        assert b"<html>" not in r.body, f"{case}: the sidecar should be answering"
+        sidecar[case] = answer(stack, manifest, case, r)
+    log_before = stack.fallback_log()
+    stack.stop_app()
+    try:
+        (answers,) = while_stopped([lambda c=c: send(stack, *c) for c in cases])
+        for case, r in zip(cases, answers):
+            assert case[0] == "HEAD" or r.status == 404 or b"<html>" in r.body, f"{case}: the answer must be Nginx's"
+            assert answer(stack, manifest, case, r) == sidecar[case], case
+        until(lambda: len(stack.fallback_log()[len(log_before):].splitlines()) == len(cases),
+              "a fallback log line for each answer, the 405s too")
+    finally:
+        stack.start_app()
+    wait_for_sidecar(stack)
+    return sidecar
 
 
 def test_the_fallback_gives_the_sidecars_answer_to_every_form_size_accept_and_method(loopback, manifest):
-    sidecar = {}
-    for case in CASES:
-        r = send(loopback, *case[:3])
-        assert b"<html>" not in r.body, f"{case}: the sidecar should be answering"
-        sidecar[case] = answer(loopback, manifest, case, r)
-    log_before = loopback.fallback_log()
-    loopback.stop_app()
+    sidecar_and_fallback(loopback, manifest, CASES)
+
+
+def md5(address):
+    return hashlib.md5(address.encode()).hexdigest()
+
+
+def sha256(address):
+    return hashlib.sha256(address.encode()).hexdigest()
+
+
+# alice gets an identity of her own, bob picture 3 itself, carol the identity 5-v7
+TEAM = "alice@example.org\n BOB@example.org 3\n" + sha256("carol@example.org") + " 5-v7\n"
+STRANGER = md5("stranger@example.org")
+HASHES = [md5("alice@example.org"), sha256("alice@example.org").upper(), md5("bob@example.org"),
+          sha256("carol@example.org"), STRANGER]
+QUERIES = ["", "d=404", "default=404&s=40", "D=404", "d=mp", "default=mm", "d=blank&s=200", "d=identicon",
+           "d=MP", "d=404&f=y", "forcedefault=y&d=blank", "f=Y&d=404", "d=https%3A%2F%2Fx.example%2Fa.png"]
+
+
+@pytest.fixture(scope="module", params=["off", "on"])
+def listed(request, manifest, tmp_path_factory):
+    """A loopback stack with TEAM's list of people and Gravatar's defaults off or on."""
+    tsv = tmp_path_factory.mktemp("people") / "people.tsv"
+    tsv.write_text(people(TEAM, manifest))
+    stack = LoopbackStack(app_args=["--people", str(tsv), "--gravatar-defaults", request.param], extra_variables={
+        "avatar_people": people_rows(read_people(tsv.read_text(), manifest)), "avatar_gravatar_defaults": request.param})
     try:
-        (answers,) = while_stopped([lambda c=c: send(loopback, *c[:3]) for c in CASES])
-        for case, r in zip(CASES, answers):
-            assert case[0] == "HEAD" or b"<html>" in r.body, f"{case}: the answer must be Nginx's"
-            assert answer(loopback, manifest, case, r) == sidecar[case], case
-        until(lambda: len(loopback.fallback_log()[len(log_before):].splitlines()) == len(CASES),
-              "a fallback log line for each answer, the 405s too")
+        yield request.param, read_people(tsv.read_text(), manifest), stack
     finally:
-        loopback.start_app()
-    wait_for_sidecar(loopback)
+        stack.close()
+
+
+def test_the_fallback_gives_the_sidecars_answer_with_a_list_of_people_and_gravatars_defaults(listed, manifest):
+    mode, listing, stack = listed
+    cases = [("GET", f"/avatar/{h}?{q}", accept, True, encoding)
+             for h in HASHES for q in QUERIES for accept, encoding in [(ACCEPT["chromium"][0], "gzip"), ("*/*", None)]]
+    cases += [("GET", f"/?u={h}&d=404", "*/*", True) for h in HASHES] + [("HEAD", f"/?u={STRANGER}&d=404", None, True)]
+    cases += [("GET", "/?d=404&f=y", "*/*", False)]
+    answers = sidecar_and_fallback(stack, manifest, cases)
+
+    def status_location(h, q, accept="*/*", encoding=None):
+        return answers[("GET", f"/avatar/{h}?{q}", accept, True, encoding)][:2]
+    on = mode == "on"
+    alice, bob, carol = HASHES[0], HASHES[2], HASHES[3]
+    (fox, v), svg = listing[alice], (ACCEPT["chromium"][0], "gzip")
+    assert status_location(alice, "d=404") == (302, manifest.identity(fox, v, 96, False))
+    assert status_location(HASHES[1], "d=blank&s=200", *svg) == (302, manifest.identity(fox, v, 200, True))
+    assert status_location(bob, "") == (302, manifest.answer(3, 96, "png"))
+    assert status_location(carol, "d=404", *svg) == (302, manifest.identity(5, 7, 96, True))
+    own = manifest.identity(*own_of(manifest, STRANGER), 96, False)
+    assert status_location(STRANGER, "d=identicon") == (302, own)
+    assert status_location(STRANGER, "d=MP") == (302, own)
+    assert status_location(alice, "d=404&f=y")[0] == (404 if on else 302)
+    assert status_location(STRANGER, "d=404")[0] == status_location(STRANGER, "D=404")[0] == (404 if on else 302)
+    assert status_location(STRANGER, "default=mm") == (302, manifest.variants.location("mp", 96, False) if on else own)
+    assert status_location(STRANGER, "d=blank&s=200", *svg) == (302, manifest.variants.location("blank", 200, True)
+                                                                 if on else manifest.identity(*own_of(manifest, STRANGER), 256, True))
+    if on:
+        assert answers[("GET", f"/avatar/{STRANGER}?d=404", "*/*", True, None)][3] == "max-age=300"
+
+
+def own_of(manifest, key):
+    return manifest.keyed_fox(murmur2(key.encode())), variant_of(key.encode(), manifest.variants.count)
 
 
 def murmur2(data):
@@ -133,7 +219,7 @@ def pipelined(sock, host, targets):
 def test_every_key_bucket_gets_its_picture_from_the_sidecar_and_the_fallback(loopback, manifest):
     keys = key_per_bucket()
     targets = [f"/?u={k}&s=64" for k in keys]
-    expected = [manifest.answer(manifest.keyed_fox(murmur2(k.encode())), 64, "png") for k in keys]
+    expected = [manifest.identity(*own_of(manifest, k), 64, False) for k in keys]
     with socket.create_connection(("127.0.0.1", loopback.app_port), timeout=60) as s:
         assert pipelined(s, "127.0.0.1", targets) == expected
     ctx = ssl.create_default_context(cafile=loopback.ca_file)

@@ -1,6 +1,8 @@
 """What the site does around the sidecar, on the loopback stack: every answer's headers, revalidation,
-Nginx's 404 outside the set (never Java's, never a file outside the root), an earlier set's names,
-ACME, the hop to the sidecar and its keep-alive pool, the buffered access log, testssl's audit."""
+the identities' files, Nginx's 404 outside the set (never Java's, never a file outside the root), an
+earlier set's and an earlier drawing's names, ACME, the hop to the sidecar and its keep-alive pool,
+the buffered access log, testssl's audit."""
+import gzip
 import re
 import socket
 import threading
@@ -39,6 +41,28 @@ def test_every_kind_of_answer_carries_the_header_set_once(loopback, manifest):
     retired = answers["an earlier set's name"][0]
     assert retired.header("Cache-Control") == "no-store"
     assert "/" + redirect_entry(loopback, manifest, retired).path == manifest.answer(1, 64, "png")
+
+
+def test_an_identity_is_served_gzipped_or_not_and_an_earlier_drawings_name_is_sent_on(loopback, manifest):
+    d = manifest.variants.directory
+    stored = (loopback.images_dir / d / "Renard-1-v0.svg.gz").read_bytes()
+    zipped, plain = get(loopback, f"/{d}/Renard-1-v0.svg", headers={"Accept-Encoding": "gzip"}), get(loopback, f"/{d}/Renard-1-v0.svg")
+    assert (zipped.body, zipped.header("Content-Encoding")) == (stored, "gzip")
+    assert (plain.body, plain.header("Content-Encoding")) == (gzip.decompress(stored), None)
+    png = get(loopback, f"/{d}/Renard-1-v0-64.png", headers={"Accept-Encoding": "gzip"})
+    assert (png.body, png.header("Vary")) == ((loopback.images_dir / d / "Renard-1-v0-64.png").read_bytes(), None)
+    for r in (zipped, plain):
+        assert (r.header("Content-Type"), r.header("Vary")) == ("image/svg+xml", "Accept-Encoding")
+    for r in (zipped, plain, png):
+        assert r.status == 200 and r.header("Cache-Control") == "public, max-age=31536000, immutable"
+        assert r.header("Content-Security-Policy") == "default-src 'none'"    # an SVG opened on its own
+        assert_header_set(loopback, r, what="an identity")
+    earlier = get(loopback, "/i/0123456789/Renard-1-v0-64.png")
+    assert (earlier.status, earlier.header("Location"), earlier.header("Cache-Control")) == (302, f"/{d}/Renard-1-v0-64.png", "no-store")
+    assert_header_set(loopback, earlier, what="an earlier drawing's name")
+    for path in ["/i/", f"/{d}/", f"/{d}/Renard-1-v0.svg.gz", f"/{d}/Renard-99-v0.svg", f"/{d}/Renard-1-v0-96.png",
+                 f"/{d}/manifest.tsv", "/i/0123456789/"]:
+        assert get(loopback, path).status == 404, path
 
 
 def test_a_revalidated_image_costs_a_304(loopback, manifest):

@@ -1,4 +1,5 @@
 """What the stack tests expect of the image set and the avatar URL's answers, from the set's manifest."""
+import gzip
 import io
 import re
 from urllib.parse import urlsplit
@@ -7,6 +8,7 @@ import pytest
 from PIL import Image
 
 from imageset import read_manifest
+from stack.client import get
 
 WEEK = 7 * 24 * 3600
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -50,6 +52,25 @@ def redirect_entry(stack, manifest, response):
     entry = manifest.entry(path)
     assert entry is not None and entry.kind == "image", f"{path}: not a content-addressed image of the manifest"
     return entry
+
+
+def identity_locations(manifest):
+    """Every location of a drawn set's identities (and of d=mp, d=blank), as the avatar URL names them."""
+    vs = manifest.variants
+    return {"/" + p.removesuffix(".gz") for p in vs.paths(manifest.foxes)} if vs else set()
+
+
+def assert_served_identity(stack, location, size=None):
+    """An identity's file as a client gets it with gzip: the SVG gzipped, or a PNG of size px; immutable."""
+    r = get(stack, location, headers={"Accept-Encoding": "gzip"})
+    assert r.status == 200 and r.header("Cache-Control") == IMMUTABLE and r.header("ETag"), (location, r.status, r.headers)
+    if size is None:
+        assert (r.header("Content-Type"), r.header("Content-Encoding")) == ("image/svg+xml", "gzip"), (location, r.headers)
+        assert gzip.decompress(r.body).startswith(b"<svg "), location
+    else:
+        with Image.open(io.BytesIO(r.body)) as im:
+            assert (r.header("Content-Type"), im.format, im.size) == ("image/png", "PNG", (size, size)), location
+    return r
 
 
 def assert_served_image(stack, manifest, path, r):

@@ -104,9 +104,9 @@ class LoopbackStack(loopback.LoopbackStack, Stack):
     """tools/loopback.py's stack; a missing prerequisite skips (under CI=true: fails). Its access
     log is "full" unless asked otherwise: the tests find their requests in it by their query."""
 
-    def __init__(self, images_dir=REPO / "images", access_log_mode="full", extra_variables=None):
+    def __init__(self, images_dir=REPO / "images", access_log_mode="full", extra_variables=None, app_args=()):
         try:
-            super().__init__(images_dir, access_log_mode, extra_variables)
+            super().__init__(images_dir, access_log_mode, extra_variables, app_args)
         except loopback.Unavailable as e:
             pytest.skip(str(e))
         site = (self.conf_dir / "conf.d" / "fox-avatar.conf").read_text()

@@ -1,9 +1,9 @@
 """The end-to-end path every deployment runs (tests/stack/stacks.py: the loopback stack, or compose's,
 Swarm's and Ansible's with AVATAR_STACK=external): the avatar URL's 302 to an image Nginx serves
-with its caching, every file of the set, port 80's 308, HTTP/2, HTTP/3 and the key exchange groups
-(AVATAR_HTTP3, AVATAR_PQ: through Debian 13's clients, trixie_client.py; the classic client is this
-machine's OpenSSL 3.0), and the fallback while the sidecar is stopped. What the site does beyond
-that is tested once, on the loopback stack (tests/nginx)."""
+with its caching (a keyed one's: its identity, SVG or PNG), every file of the set, port 80's 308,
+HTTP/2, HTTP/3 and the key exchange groups (AVATAR_HTTP3, AVATAR_PQ: through Debian 13's clients,
+trixie_client.py; the classic client is this machine's OpenSSL 3.0), and the fallback while the
+sidecar is stopped. What the site does beyond that is tested once, on the loopback stack (tests/nginx)."""
 import re
 import shutil
 import subprocess
@@ -12,7 +12,8 @@ import pytest
 
 from stack.client import get, tls_context, tls_socket, wait_for_sidecar, while_stopped
 from stack.headers import assert_header_set
-from stack.images import assert_served_image, manifest, redirect_entry  # noqa: F401 (fixture)
+from imageset.buckets import murmur2, variant_of
+from stack.images import ACCEPT, assert_served_identity, assert_served_image, manifest, redirect_entry  # noqa: F401
 from stack.trixie_client import TrixieClient, client_image
 
 NEGOTIATED_GROUP = re.compile(r"^(?:Negotiated TLS1\.3 group|(?:Server|Peer) Temp Key): (\w+)", re.M)
@@ -36,6 +37,19 @@ def test_the_avatar_url_redirects_to_a_random_fox_served_with_its_caching(stack,
         image = get(stack, f"/{e.path}")
         assert_served_image(stack, manifest, e.path, image)
         assert_header_set(stack, image, what=e.path)
+
+
+def test_a_keyed_avatar_is_its_identity_served_with_its_caching(stack, manifest):
+    if not manifest.variants:
+        pytest.skip("the stack serves a set without identities (own pictures)")
+    key = "0bc83cb571cd1c50ba6f3e8a78ef1346"
+    fox, v = manifest.keyed_fox(murmur2(key.encode())), variant_of(key.encode(), manifest.variants.count)
+    for accept, size in [(ACCEPT["chromium"][0], None), ("*/*", 256)]:
+        r = get(stack, f"/avatar/{key}?s=200", headers={"Accept": accept})
+        assert r.status == 302 and not by_fallback(r), (r.status, r.body[:100])
+        assert (r.header("Cache-Control"), r.header("Vary")) == (f"public, max-age={manifest.keyed_max_age}", "Accept")
+        assert r.header("Location") == manifest.identity(fox, v, 200, size is None)
+        assert_header_set(stack, assert_served_identity(stack, r.header("Location"), size), what="an identity")
 
 
 def test_every_file_of_the_set_is_served_with_its_type_size_and_caching(stack, manifest):
