@@ -30,10 +30,13 @@ build() { # NAME ARCH BASE TAG JAR [docker build options...]
   local name=$1 arch=$2 base=$3 tag=$4 jar=$5 args=()
   shift 5
   [ "$name" = nginx ] || args=(--build-arg "APP_JAR=$jar" --build-arg "TARGETARCH=$arch")
+  # Nginx's drawing stage installs Pillow from PyPI: through a TLS-intercepting proxy, with its CA
+  [ "$name" != nginx ] || args=(--build-arg "EXTRA_CA_CERTS=${EXTRA_CA_CERTS-$(cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true)}")
   step "image $tag (on $base)"
   # The classic builder, on purpose: without --platform it takes each stage's base as it is found here
-  # (the build stages native, the AOT and runtime stages of ARCH), and the image is of its base's
-  # architecture. The build stages are the same for both architectures: the second build finds them cached.
+  # (the build stages native, Nginx's identities drawn natively too, the AOT and runtime stages of
+  # ARCH), and the image is of its base's architecture. The build stages are the same for both
+  # architectures: the second build finds them cached.
   DOCKER_BUILDKIT=0 docker build -q -f "$name/Dockerfile" -t "$tag" "$@" \
     --build-arg "BASE_IMAGE=$base" --build-arg BUILD_BASE_IMAGE=debian:trixie-slim "${args[@]}" . \
     >/dev/null 2> >(grep -v -e DEPRECATED -e BuildKit -e '^ *environment-variable' >&2)
