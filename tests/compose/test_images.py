@@ -50,7 +50,7 @@ def test_both_serve_the_mounted_set_and_bake_the_fox_set(service):
 def test_nginx_runs_with_the_fixed_connection_limits_and_no_warning():
     config = compose("exec", "-T", "nginx", "nginx", "-T")
     for directive in ("worker_processes 2;", "worker_rlimit_nofile 16384;", "worker_connections 6400;",
-                      "map_hash_max_size 4096;", "map_hash_bucket_size 128;"):
+                      "map_hash_max_size 4096;", "map_hash_bucket_size 256;", "variables_hash_bucket_size 128;"):
         assert directive in config.stdout, directive
     assert "test is successful" in config.stderr and not re.search(r"\[(warn|emerg)\]", config.stderr)
     assert not re.search(r"\[(warn|emerg|alert|crit)\]", compose("logs", "nginx").stdout)

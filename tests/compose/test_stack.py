@@ -1,6 +1,8 @@
 """What compose adds to the shared HTTP suite, on the README's stack: the fallback while the app
 dies and restarts, Nginx following docs/scaling.md's replicas and an upgrade of the app without a
-restart or a lost answer, docs/own-pictures.md's set, and logs without anything personal."""
+restart or a lost answer, docs/own-pictures.md's set and list of people (with Gravatar's defaults
+on), and logs without anything personal."""
+import hashlib
 import os
 import re
 import shutil
@@ -14,7 +16,7 @@ from pathlib import Path
 import requests
 from PIL import Image
 
-from compose_helpers import (FOX_LOCATIONS, HTTPS, address, avatar, compose, containers, docblocks, inspect,
+from compose_helpers import (FOX_LOCATIONS, FOXES, HTTPS, address, avatar, compose, containers, docblocks, inspect,
                              logs, pytestmark, wait_for)  # noqa: F401
 from imageset import read_manifest
 from stack.private_values import FORWARDED_FOR, KEY, MD5, REFERER, SECRETS, USER_AGENT
@@ -144,6 +146,39 @@ def test_own_pictures_md_makes_and_serves_a_set_of_ones_own_pictures():
         env_file.write_text(before)
         compose("up", "-d", "--wait", "--no-build")
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_own_pictures_mds_list_of_people_with_gravatars_defaults_on():
+    """docs/own-pictures.md's list of people as written (team.txt in the README's checkout), then
+    AVATAR_GRAVATAR_DEFAULTS=on: from the sidecar and from Nginx's fallback alike, the listed address
+    gets its picture, a stranger's d=404 a 404 and Gitea's d=identicon the stranger's identity."""
+    checkout = Path(os.environ["FOX_CHECKOUT"])
+    env_file = checkout / ".env"
+    before = env_file.read_text() if env_file.exists() else ""
+    (checkout / "team.txt").write_text("alice@example.org 7-v12\n")
+    alice, stranger = (hashlib.md5(a.encode()).hexdigest() for a in ("alice@example.org", "stranger@example.org"))
+    drawing = FOXES.variants.directory
+
+    def get(path, accept="*/*"):
+        r = requests.get(HTTPS + path, headers={"Accept": accept}, verify=os.environ["AVATAR_CA"],
+                         allow_redirects=False, timeout=5)
+        return r.status_code, r.headers.get("Location")
+    try:
+        docblocks.run("docs/own-pictures.md", 1, cwd=checkout)
+        env_file.write_text(env_file.read_text() + "AVATAR_GRAVATAR_DEFAULTS=on\n")
+        compose("up", "-d", "--wait", "--no-build")
+        for answerer in ("the sidecar", "the fallback"):
+            if answerer == "the fallback":
+                compose("stop", "app")
+            assert get(f"/avatar/{alice}?s=64&d=404") == (302, f"/{drawing}/Renard-7-v12-64.png"), answerer
+            assert get(f"/avatar/{stranger}.png?s=360&d=404")[0] == 404, answerer
+            status, location = get(f"/avatar/{stranger}?d=identicon", "image/avif,image/svg+xml,*/*;q=0.8")
+            assert status == 302 and location.startswith(f"/{drawing}/Renard-") and location.endswith(".svg"), answerer
+    finally:
+        env_file.write_text(before)
+        for f in ("team.txt", "people.tsv"):
+            (checkout / f).unlink(missing_ok=True)
+        compose("up", "-d", "--wait", "--no-build")
 
 
 def test_docker_compose_logs_hold_nothing_personal():

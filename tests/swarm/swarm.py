@@ -11,8 +11,8 @@ import requests
 STACK = "fox-avatar"
 
 
-def sh(*cmd, check=True, input=None, timeout=180):
-    r = subprocess.run(cmd, capture_output=True, text=True, input=input, timeout=timeout)
+def sh(*cmd, check=True, input=None, timeout=180, env=None):
+    r = subprocess.run(cmd, capture_output=True, text=True, input=input, timeout=timeout, env=env)
     if check and r.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} -> {r.returncode}\n{r.stdout}\n{r.stderr}")
     return r
@@ -65,9 +65,9 @@ class Swarm:
             time.sleep(1)
 
 
-def avatar(ip, port=443):
-    """(status, Location) of GET https://IP/?s=64 on a new connection (each node's own certificate)."""
-    r = requests.get(f"https://{ip}:{port}/?s=64", verify=False, allow_redirects=False, timeout=10)
+def avatar(ip, port=443, path="/?s=64"):
+    """(status, Location) of GET https://IP/?s=64 (or path) on a new connection (each node's own certificate)."""
+    r = requests.get(f"https://{ip}:{port}{path}", verify=False, allow_redirects=False, timeout=10)
     return r.status_code, r.headers.get("Location")
 
 

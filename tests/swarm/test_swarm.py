@@ -1,13 +1,19 @@
 """docker-stack.yml on the three-node swarm tests/swarm/run.sh made, deployed by docs/swarm.md's
 blocks as written (the release 1.0.0 in registry.example:5000), in order: the deploy, what Debian
 12's CLI makes of the file, every node's HTTPS and HTTP/3 on its published ports, the tasks'
-hardening, a rolling update of the app under load, the own certificate from secrets."""
+hardening, a rolling update of the app under load, the own certificate from secrets, the list of
+people from a config with Gravatar's defaults on."""
+import hashlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import requests
+
+from imageset import read_manifest
+from imageset.people import people
 
 from swarm import STACK, Load, Swarm, avatar, served_certificate, sh
 
@@ -16,9 +22,15 @@ sys.path.insert(0, str(ROOT / "tests" / "lib"))
 import docblocks  # noqa: E402
 
 NAME = "avatar.example.org"
+FOXES = read_manifest(ROOT / "images")
+DRAWING = FOXES.variants.directory
 RELEASE = {"AVATAR_REGISTRY": "registry.example:5000", "AVATAR_VERSION": "1.0.0"}   # the page's exports
 pytestmark = [pytest.mark.skipif(not os.environ.get("SWARM_NODES"), reason="needs tests/swarm/run.sh's swarm"),
               pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")]   # each node's own certificate
+
+
+def md5(address):
+    return hashlib.md5(address.encode()).hexdigest()
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +53,7 @@ def test_the_page_deploys_the_app_over_three_nodes_and_nginx_on_each(swarm, chec
 
 
 def test_debian_12s_cli_reads_the_whole_file_and_names_a_missing_setting(swarm, checkout):
-    for f in ("docker-stack.yml", "nginx/swarm/no-certificate"):
+    for f in ("docker-stack.yml", "nginx/swarm/no-certificate", "nginx/swarm/no-people"):
         sh("docker", "exec", swarm.manager.container, "mkdir", "-p", f"/stack/{Path(f).parent}")
         sh("docker", "cp", str(checkout / f), f"{swarm.manager.container}:/stack/{f}")
     assert swarm.manager.docker("version", "-f", "{{.Client.Version}}").stdout.startswith("20.10.")
@@ -58,6 +70,10 @@ def test_every_node_answers_https_and_http3_on_its_published_ports(swarm, checko
     for n in swarm.nodes:
         status, location = avatar(n.ip)
         assert status == 302 and location.startswith("/a/"), (n.host, status, location)
+        status, location = avatar(n.ip, path=f"/avatar/{md5('alice@example.org')}?s=64")
+        assert status == 302 and location.startswith(f"/{DRAWING}/"), (n.host, status, location)
+        identity = requests.get(f"https://{n.ip}{location}", verify=False, timeout=10)
+        assert (identity.status_code, identity.headers["Content-Type"]) == (200, "image/png"), (n.host, location)
         http3 = sh("docker", "run", "--rm", "--network", swarm.net, os.environ["AVATAR_TRIXIE_CLIENT"], "curl",
                    "--http3-only", "-sk", "-o", "/dev/null", "-w", "%{http_code} %{http_version}",
                    f"https://{n.ip}/", check=False)
@@ -107,3 +123,18 @@ def test_the_pages_own_certificate_is_served_by_every_node(swarm, checkout, tmp_
     want = (live / "fullchain.pem").read_text()
     for n in swarm.nodes:
         assert served_certificate(n.ip, NAME) == want, n.host
+
+
+def test_a_list_of_people_and_gravatars_defaults_reach_every_node(swarm, checkout, tmp_path):
+    """docs/swarm.md's settings: AVATAR_PEOPLE_FILE as the config AVATAR_PEOPLE_CONFIG names, and
+    AVATAR_GRAVATAR_DEFAULTS=on, by the same deploy: a rolling update of both services."""
+    listed = tmp_path / "people.tsv"
+    listed.write_text(people("alice@example.org 7-v12\n", FOXES))
+    settings = {"AVATAR_PEOPLE_FILE": str(listed), "AVATAR_PEOPLE_CONFIG": "t1", "AVATAR_GRAVATAR_DEFAULTS": "on"}
+    sh("docker", "stack", "deploy", "-c", str(checkout / "docker-stack.yml"), STACK,
+       env=dict(os.environ, DOCKER_HOST=swarm.docker_host, **RELEASE, **settings))
+    swarm.wait_converged("app", 3)
+    swarm.wait_converged("nginx", 3)
+    for n in swarm.nodes:
+        assert avatar(n.ip, path=f"/avatar/{md5('alice@example.org')}?s=64&d=404") == (302, f"/{DRAWING}/Renard-7-v12-64.png")
+        assert avatar(n.ip, path=f"/avatar/{md5('stranger@example.org')}?d=404") == (404, None), n.host
