@@ -4,7 +4,8 @@
 Modes (environment; docs/bench.md has one section each):
   default          every candidate (wrk c=10/100 in alternating rounds, h2load, ab, memory, threads,
                    start-up; the avatar URL beside `/`; the bytes to show a 64 px avatar), then the JDK
-                   comparison (jdks.py) and the compose app image under memory limits (limits.py)
+                   comparison (jdks.py), the compose app image under memory limits (limits.py) and the
+                   keyed identities' drawing and bytes (identities.py)
   BENCH_SMOKE=1    seconds: every candidate starts and answers, the report renders; nothing timed, output
                    in a temp dir only (`make bench-smoke`)
   TUNE=1           JVM flag sets and Undertow settings for the sidecar alone (the numbers behind app/jvm.options)
@@ -28,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "tools")]   # foxbench, the image set (imageset/), the loopback stack (tools/)
 
-from foxbench import benchmark, jdks, limits, report, settings, soak, tls_connections, tune  # noqa: E402
+from foxbench import benchmark, identities, jdks, limits, report, settings, soak, tls_connections, tune  # noqa: E402
 from foxbench.workspace import Workspace  # noqa: E402
 from foxbench.machine import describe  # noqa: E402
 from foxbench.processes import die, log  # noqa: E402
@@ -76,6 +77,7 @@ def measure(out):
             die(f"BENCH_APP_IMAGE: no image {limits.IMAGE!r} for the memory limits (bench/run.sh builds it)")
         else:
             log("the memory limits: no app image (BENCH_APP_IMAGE; bench/run.sh builds it with Docker): left out")
+        print(report.publish("identities", identities.run(ws, m), out, settings.SMOKE))
         if failed:
             die("requests failed, were not 302 or not redirected to the avatar URL's image:\n  " + "\n  ".join(failed))
     ws.close()

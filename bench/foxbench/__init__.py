@@ -13,6 +13,7 @@ plus imageset/ (the image set's owner) and tools/loopback.py (the loopback stack
   tune        TUNE=1: JVM flag sets and Undertow settings for the sidecar alone
   soak        SOAK=1: millions of requests through the full stack, memory sampled
   jdks        the JDK comparison (17, 21, 25; CDS, AppCDS, the AOT cache)
+  identities  the keyed identities: their drawing's time, their files' bytes
   rows        which row of the raw results is which (candidate, protocol, request)
   sections    what the report says: docs/bench.md's sections, the README table
   charts      the charts (gnuplot) of the results and the soak

@@ -1,11 +1,13 @@
-"""The avatar URL in the benchmark. What the sidecar must answer AVATAR_PATH with Chromium's Accept
-(the manifest's AVATAR_SIZE px image in the first format whose Accept pattern matches it), and the bytes a
-page downloads to show a 64 px avatar, measured through the full stack (real Nginx + the real jar, HTTPS):
+"""The avatar URL in the benchmark. What the sidecar must answer a keyed path with Chromium's Accept (the
+key's identity, its SVG, in a drawn set; else the manifest's image of the size in the first format whose
+Accept pattern matches it), and the bytes a page downloads to show a 64 px avatar, measured through the
+full stack (real Nginx + the real jar, HTTPS):
 
   before  GET / -> 302 -> the legacy 256 px /Renard-N.png of the fox it picked (what every page got
           before the avatar URL; a sidecar that knows it points / at the 256 px ladder image instead,
           so the legacy file of the same fox is fetched in its place)
-  after   GET /?s=64&u=KEY with Chromium's Accept -> 302 -> the image it points at (a 64 px AVIF)
+  after   GET /?s=64&u=KEY with Chromium's Accept -> 302 -> the file it points at (the key's identity,
+          an SVG sent gzipped)
 
 Each sample is one fresh TLS connection carrying the two requests (HTTP/1.1 keep-alive, as a page showing
 one avatar), with a different key each time (the MD5 of an e-mail address, as in a Gravatar URL).
@@ -16,7 +18,10 @@ import hashlib
 import re
 import socket
 import ssl
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
+
+from imageset.buckets import murmur2, variant_of
+from imageset.contract import IDENTITY_SVG, accept_regex
 
 from .load import med
 from .settings import AVATAR_SIZE, BYTES_SAMPLES, CHROMIUM_ACCEPT, HOST
@@ -41,10 +46,24 @@ def expected_size(manifest, path):
     return next((s for s in manifest.sizes if s >= asked), manifest.sizes[-1])
 
 
-def location_problem(manifest, location, size=AVATAR_SIZE, accept=CHROMIUM_ACCEPT):
-    """None when location (a URL or a path) is the manifest's image of that size in the format accept
-    gets; else what is wrong with it."""
-    path = urlsplit(location or "").path
+def identity(manifest, path, accept=CHROMIUM_ACCEPT):
+    """The identity a keyed path gets in a drawn set (/?u=KEY or /avatar/HASH), or None."""
+    parts = urlsplit(path)
+    key = parse_qs(parts.query).get("u", [""])[0] or parts.path.removeprefix("/avatar/").strip("/")
+    if not (manifest.variants and key):
+        return None
+    svg = re.search(accept_regex(IDENTITY_SVG), accept, re.I) is not None
+    key = key.encode()
+    return manifest.identity(manifest.keyed_fox(murmur2(key)), variant_of(key, manifest.variants.count),
+                             expected_size(manifest, path), svg)
+
+
+def location_problem(manifest, path, location, accept=CHROMIUM_ACCEPT):
+    """None when location (a URL or a path) is what path must get with accept: its identity, or the
+    manifest's image of its size in the format accept gets; else what is wrong with it."""
+    size, want_identity, path = expected_size(manifest, path), identity(manifest, path, accept), urlsplit(location or "").path
+    if want_identity:
+        return None if path == want_identity else f"Location {path} is not {want_identity}, the key's identity"
     e, want = manifest.entry(path), expected_format(manifest, accept)
     if e is None:
         return f"Location {location!r} is not a file of the manifest"
@@ -94,25 +113,39 @@ class Connection:
         self.sock.close()
 
 
+def served(manifest, path):
+    """(what the file is, which picture, its size on disk) of a path the avatar URL names: an image of
+    the manifest, or an identity (an SVG stored gzipped: sent so to a client that takes gzip)."""
+    e = manifest.entry(path)
+    if e:
+        return f"{e.size} px {e.fmt}", e.fox, (manifest.directory / e.path).stat().st_size
+    svg = path.endswith(".svg")
+    stored = manifest.directory / (path.lstrip("/") + (".gz" if svg else ""))
+    return ("SVG identity" if svg else f"{path.rsplit('-', 1)[1][:-4]} px png identity"), path, stored.stat().st_size
+
+
 def sample(ls, manifest, path, legacy):
-    """One page showing one avatar: the 302 of path, then its image (with legacy: the legacy file of the
-    same fox). Returns (redirect bytes, image bytes, image entry, problem or None)."""
+    """One page showing one avatar: the 302 of path, then its file (with legacy: the legacy file of the
+    same fox). Returns (redirect bytes, file bytes, (what, picture) or None, problem or None)."""
     c = Connection(ls.https_port, ls.host)
     try:
         st, h, hb, bb = c.get(path, BROWSER_HEADERS)
         if st != 302:
             return hb + bb, 0, None, f"GET {path}: {st}, not 302"
-        e = manifest.entry(urlsplit(h.get("location", "")).path)
-        if e is None:
-            return hb + bb, 0, None, f"GET {path}: Location {h.get('location')!r} is not a file of the manifest"
+        target = urlsplit(h.get("location", "")).path
+        problem = None if legacy else location_problem(manifest, path, h["location"])
         if legacy:
-            e = next(x for x in manifest.legacy if x.fox == e.fox)
-        problem = None if legacy else location_problem(manifest, h["location"])
-        ist, ih, ihb, ibb = c.get("/" + e.path, BROWSER_HEADERS)
-        size_on_disk = (manifest.directory / e.path).stat().st_size
+            e = manifest.entry(target)
+            if e is None:
+                return hb + bb, 0, None, f"GET {path}: Location {target!r} is not a file of the manifest"
+            target = "/" + next(x for x in manifest.legacy if x.fox == e.fox).path
+        elif problem:
+            return hb + bb, 0, None, problem
+        what, picture, size_on_disk = served(manifest, target)
+        ist, ih, ihb, ibb = c.get(target, BROWSER_HEADERS)
         if ist != 200 or ibb != size_on_disk:
-            problem = problem or f"GET /{e.path}: {ist}, {ibb} bytes of body ({size_on_disk} on disk)"
-        return hb + bb, ihb + ibb, e, problem
+            problem = problem or f"GET {target}: {ist}, {ibb} bytes of body ({size_on_disk} on disk)"
+        return hb + bb, ihb + ibb, (what, picture), problem
     finally:
         c.close()
 
@@ -124,8 +157,8 @@ def measure(ls, manifest, samples=BYTES_SAMPLES):
         got = [sample(ls, manifest, "/" if legacy else f"/?s={AVATAR_SIZE}&u={key(i)}", legacy)
                for i in range(samples)]
         out["problems"] += sorted({p for *_, p in got if p})[:5]
-        entries = [e for _, _, e, _ in got if e]
+        files = [f for _, _, f, _ in got if f]
         out[way] = {"redirect": med([r for r, *_ in got]), "image": med([i for _, i, *_ in got]),
-                    "total": med([r + i for r, i, *_ in got]), "foxes": len({e.fox for e in entries}),
-                    "images": sorted({f"{e.size} px {e.fmt}" for e in entries})}
+                    "total": med([r + i for r, i, *_ in got]), "foxes": len({p for _, p in files}),
+                    "images": sorted({w for w, _ in files})}
     return out

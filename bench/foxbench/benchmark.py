@@ -44,7 +44,7 @@ def throughput(cands):
                 st = t.status()
                 if st != t.expect:
                     raise RuntimeError(f"{t.label}: GET {t.path} answered {st}, not {t.expect}\n{c.logs()}")
-                t.problem = (avatar.location_problem(c.ws.manifest, t.location, avatar.expected_size(c.ws.manifest, t.path))
+                t.problem = (avatar.location_problem(c.ws.manifest, t.path, t.location)
                              if t.path != "/" and t.expect == 302 else None)
                 if t.problem:
                     log(f"WARNING: {t.label}: {t.problem}")

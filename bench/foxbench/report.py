@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from . import charts, jdks, limits, sections, soak_report, tls_connections
+from . import charts, identities, jdks, limits, sections, soak_report, tls_connections
 from .settings import DOCS, RAW
 from .processes import log
 
@@ -17,6 +17,7 @@ SECTIONS = {"results": ("bench:results", sections.results_section, charts.result
             "soak": ("bench:soak", soak_report.soak_section, charts.soak_chart, "bench-soak.png"),
             "jdks": ("bench:jdks", jdks.section, None, None),
             "limits": ("bench:limits", limits.section, None, None),
+            "identities": ("bench:identities", identities.section, None, None),
             "partial": ("bench:partial", sections.partial_section, None, None),
             "connections": ("bench:connections", tls_connections.section, None, None)}
 

@@ -248,7 +248,7 @@ def avatar_bytes_section(b):
              f"Chromium's `Accept`, a different key (or a random fox) each time; medians, each column its own "
              f"(the total is the median of the pages' totals). Counted: {b['counted']}. The first way fetches the "
              f"legacy 256 px PNG of the fox `/` picks.",
-             "", "| Way | Requests | Image (foxes seen) | `302` bytes | image bytes | total bytes | × before |",
+             "", "| Way | Requests | File (pictures seen) | `302` bytes | image bytes | total bytes | × before |",
              "|---|---|---|--:|--:|--:|--:|"]
     for name, req, w in way:
         r = w["total"] / bf["total"] if bf["total"] else None
