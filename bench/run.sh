@@ -33,6 +33,7 @@ if [ "${CONNECTIONS:-}" = 1 ]; then
   docker_engine_ready && compose_v2_ready && base_image_ready debian:trixie-slim trixie >/dev/null
 fi
 . tools/venv.sh   # Jinja2 for nginx/render.py, cryptography for the full stack's CA (tools/loopback.py)
+python3 images/identities.py images >&2   # the identities the full stack serves (images/i/: drawn once)
 # Debian 13's JDKs 21 and 25 for the JDK comparison (bench/foxbench/jdks.py), in a container image; and
 # the compose app image, from this tree, for the memory limits and the soak at compose's limit
 # (bench/foxbench/limits.py, soak.py): Docker's build cache makes it seconds when the compose layer (or an

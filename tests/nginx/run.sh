@@ -17,6 +17,9 @@ docker_engine_ready
 AVATAR_TRIXIE_CLIENT=$(trixie_client_ready)
 export AVATAR_TRIXIE_CLIENT
 source tools/venv.sh
+# The fox set's keyed identities the loopback stack serves (images/i/, not committed): drawn once,
+# about two minutes on two cores (identities.py keeps a drawing it has).
+python3 images/identities.py images
 
 [ -f app/target/avatar.jar ] || { echo "test-nginx: app/target/avatar.jar missing (run: make build)" >&2; exit 2; }
 
