@@ -12,8 +12,7 @@ lists. This package writes it, reads and checks it, and derives everything else 
     nginx.py      template_data: the Nginx template's maps, as data
     files.py      ship_list, copy_set, swap_in: the files of a set
     java.py       the sidecar's copy of the contract's constants (ImageSetContract.java), generated
-    nginx_include.py  Nginx's location for Gravatar's path (nginx/fox-avatar/location-gravatar.conf), generated
-    __main__.py   python3 -m imageset write|check|copy|swap-in|java|nginx
+    __main__.py   python3 -m imageset write|check|copy|swap-in|java
 
 The other readers: the Java sidecar reads manifest.tsv once at start (ManifestReader.java: the same
 checks, order and words; both run tests/images/manifest-cases.txt), and the

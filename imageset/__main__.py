@@ -7,7 +7,6 @@
     copy SRC DEST    copy SRC's set (its manifest and the files it lists, nothing else) into DEST
     swap-in SCRATCH OUT   swap the finished set in SCRATCH into OUT (files.swap_in)
     java [FILE]      write the sidecar's ImageSetContract.java (java.py)
-    nginx [FILE]     write Nginx's location-gravatar.conf (nginx_include.py)
 
 A bad set or argument: one line on stderr naming it, exit 1 (usage: exit 2).
 """
@@ -16,10 +15,9 @@ import sys
 from .files import copy_set, swap_in
 from .java import write as write_java
 from .manifest import ManifestError, read_manifest
-from .nginx_include import write as write_nginx_include
 from .writer import ManifestInputError, rendered, write_set
 
-USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | java [FILE] | nginx [FILE]"
+USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | java [FILE]"
 
 
 def _write(argv):
@@ -68,9 +66,6 @@ def main(argv):
             return 0
         if command == "java" and len(args) <= 1:
             print(write_java(*args))
-            return 0
-        if command == "nginx" and len(args) <= 1:
-            print(write_nginx_include(*args))
             return 0
     except (ManifestError, ManifestInputError) as e:
         print(f"{command}: {e}", file=sys.stderr)

@@ -6,8 +6,7 @@ the manifest. The facts below that are not properties of one set (the manifest's
 key buckets, Gravatar's size range and path, the bounds a reader accepts) are read from here by the Python
 side and the Nginx template's data (nginx.py), and by the Java sidecar from
 app/src/main/java/dev/foxavatar/ImageSetContract.java, which `python3 -m imageset java`
-generates from this file, and by Nginx's static include nginx/fox-avatar/location-gravatar.conf,
-which `python3 -m imageset nginx` generates (tests/images/test_owner.py fails when either is not current).
+generates from this file (tests/images/test_owner.py fails when it is not current).
 Standard library only.
 """
 import re
@@ -35,8 +34,7 @@ GRAVATAR_MAX = 2048
 # GRAVATAR_MAX_EXTENSION ASCII letters or digits (clients append .jpg or .png out of habit; Accept
 # picks the format). Anything else under the prefix is no key. The sidecar scans a path by these
 # numbers (GravatarPath.java, through ImageSetContract.java); Nginx matches GRAVATAR_HASH and
-# GRAVATAR_EXTENSION (the template's maps, from nginx.py) and has its location generated
-# (nginx_include.py: nginx/fox-avatar/location-gravatar.conf).
+# GRAVATAR_EXTENSION and takes the prefix (the template's maps and location, from nginx.py).
 GRAVATAR_PREFIX = "/avatar/"
 GRAVATAR_MD5_DIGITS = 32
 GRAVATAR_SHA256_DIGITS = 64

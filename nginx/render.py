@@ -1,18 +1,15 @@
 #!/usr/bin/env python3
-"""Render the per-deployment Nginx file from nginx/fox-avatar.conf.j2.
+"""Render the Nginx site, one file, from nginx/fox-avatar.conf.j2.
 
     nginx/render.py [VARS.json ...] [name=value ...] [--images DIR] [-o OUTPUT]
 
-Variables come from JSON files and name=value pairs (a value is parsed as
-JSON when it can be: 443, true, ["127.0.0.1"]; otherwise it is a string).
---images DIR sets avatar_image_set, the image set's maps as data (the owner's
-template_data of DIR/manifest.tsv, made by `make images`; every file it lists
-must be in DIR): the served-URI map and the fallback's answers. Same Jinja settings as Ansible's template module
-(trim_blocks, trailing newline kept), so the playbook, the compose container's
-start (nginx/compose/entrypoint.d/30-site.sh) and the tests render the same file.
-A missing required variable or an empty or incomplete image set is an error naming
-it (exit 2). Needs Jinja2 (the project venv has it; the compose image has Debian's
-python3-jinja2).
+Variables come from JSON files and name=value pairs (a value is parsed as JSON when it can be:
+443, true, ["127.0.0.1"]; otherwise it is a string). --images DIR sets avatar_image_set from
+DIR/manifest.tsv (imageset.nginx.template_data; every file it lists must be in DIR).
+The template pulls in fox-avatar/*.conf with Jinja's include (search path: this directory), with
+the Jinja settings of Ansible's template module: trim_blocks, and the template's trailing newline
+kept (Ansible adds it back; an included file's is dropped). A missing variable or an incomplete
+image set is a one-line error naming it (exit 2). Needs Jinja2 (the venv; Debian's python3-jinja2).
 """
 import argparse
 import json
@@ -24,8 +21,8 @@ import jinja2
 
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "fox-avatar.conf.j2"
-sys.path.insert(0, str(HERE.parent))   # the image set's owner, imageset/ (the repository root, or the image's lib dir)
-from imageset import ManifestError, read_manifest  # noqa: E402  (the image set's owner)
+sys.path.insert(0, str(HERE.parent))   # imageset/: the repository root, or the image's lib dir
+from imageset import ManifestError, read_manifest  # noqa: E402
 from imageset.nginx import template_data  # noqa: E402
 
 
@@ -34,10 +31,12 @@ def render(variables, template=TEMPLATE):
         loader=jinja2.FileSystemLoader(os.path.dirname(template)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
-        keep_trailing_newline=True,
         autoescape=False,
     )
-    return env.get_template(os.path.basename(template)).render(**variables)
+    text = env.get_template(os.path.basename(template)).render(**variables)
+    source = Path(template).read_text(encoding="utf-8")
+    missing = (len(source) - len(source.rstrip("\n"))) - (len(text) - len(text.rstrip("\n")))
+    return text + "\n" * max(missing, 0)
 
 
 def parse_args(argv):

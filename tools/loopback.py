@@ -6,8 +6,7 @@
     stack.close()
 
 Owns how fox-avatar is assembled on one machine without installing it: a throwaway CA and server
-certificate, the per-deployment file rendered by nginx/render.py (nginx/fox-avatar.conf.j2) beside the
-shared nginx/fox-avatar/ files, a main nginx.conf shaped like Debian's with every path in a temp dir,
+certificate, the site rendered by nginx/render.py (nginx/fox-avatar.conf.j2, one file), a main nginx.conf shaped like Debian's with every path in a temp dir,
 and the jar started with app/jvm.options. Used by the shared HTTP tests (tests/stack/stacks.py) and by
 the benchmark's full-stack candidate (bench/foxbench/candidates.py); no pytest here.
 Needs Jinja2 (nginx/render.py) and cryptography (the certificates): the project venv has both.
@@ -141,6 +140,9 @@ http {{
     sendfile on;
     tcp_nopush on;
     types_hash_max_size 2048;
+    # The site's maps are large: the deployments' nginx.conf sets these (not the site).
+    map_hash_max_size 4096;
+    map_hash_bucket_size 128;
     include mime.types;
     default_type application/octet-stream;
     ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;
@@ -159,13 +161,11 @@ http {{
 
 def nginx_prefix(tmp, sites):
     """Lay out an Nginx prefix in tmp: logs/, var/, conf/ with MAIN_CONF (one worker), Debian's
-    mime.types, fox-avatar -> nginx/fox-avatar (the shared includes resolve relative to conf/) and
-    conf/conf.d/NAME for each NAME: text of sites. Returns conf/nginx.conf."""
+    mime.types and conf/conf.d/NAME for each NAME: text of sites. Returns conf/nginx.conf."""
     tmp = Path(tmp)
     conf_dir = tmp / "conf"
     for d in ("logs", "var", "conf/conf.d"):
         (tmp / d).mkdir(parents=True, exist_ok=True)
-    (conf_dir / "fox-avatar").symlink_to(NGINX_DIR / "fox-avatar")
     shutil.copy("/etc/nginx/mime.types", conf_dir / "mime.types")   # nginx-common
     for name, text in sites.items():
         (conf_dir / "conf.d" / name).write_text(text)

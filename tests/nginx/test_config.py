@@ -129,7 +129,7 @@ def test_template_takes_the_upstream_servers_from_a_pool_directory_when_given_on
     upstream = re.search(r"^upstream avatar_app \{\n(.*?)^\}", text, re.S | re.M).group(1)
     directives = [line.strip() for line in upstream.splitlines() if line.strip() and not line.strip().startswith("#")]
     assert directives == ["include /etc/nginx/fox-avatar-pool/*.conf;",
-                          "include fox-avatar/upstream-keepalive.conf;"]
+                          "keepalive 128;", "keepalive_requests 10000;", "keepalive_timeout 30s;"]
 
 
 def test_render_names_a_missing_variable_in_one_line():
