@@ -44,7 +44,8 @@ def control():
     (work / "apt.conf").write_text('DPkg::Lock::Timeout "900";\n')
     for tool in ("ssh", "sudo"):
         (bin_dir / tool).chmod(0o755)
-    env = {"HOME": str(home), "PATH": f"{bin_dir}:{os.environ['PATH']}", "APT_CONFIG": str(work / "apt.conf"),
+    path = [p for p in os.environ["PATH"].split(":") if not p.startswith(str(foxmol.REPO))]   # not the test layer's venv
+    env = {"HOME": str(home), "PATH": ":".join([str(bin_dir), *path]), "APT_CONFIG": str(work / "apt.conf"),
            "PIP_CACHE_DIR": str(foxmol.REPO / ".cache" / "pip"), "ANSIBLE_NOCOLOR": "1"}
     for name in [n for n in os.environ if n.startswith(("ANSIBLE_", "MOLECULE_", "VIRTUAL_ENV"))]:
         env[name] = ""   # the user's shell, not Molecule's
