@@ -72,11 +72,20 @@ class Run:
     __str__ = excerpt
 
 
-def run(name: str, cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> Run:
-    """A command, its output in the scenario's logs/NAME.log."""
+def user_env() -> dict:
+    """This process's environment as a user's shell has it: none of Molecule's or the test layer's
+    ANSIBLE_*, MOLECULE_* or venv."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANSIBLE_", "MOLECULE_", "VIRTUAL_ENV"))}
+    env["PATH"] = ":".join(p for p in env["PATH"].split(":") if not p.startswith(str(REPO)))
+    return env
+
+
+def run(name: str, cmd: list[str], env: dict | None = None, cwd: Path | None = None, user: bool = False) -> Run:
+    """A command (user: in a user's environment), its output in the scenario's logs/NAME.log."""
     log, start = workdir("logs") / f"{name}.log", time.monotonic()
     with log.open("w") as fh:
-        rc = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})}, stdout=fh, stderr=subprocess.STDOUT).returncode
+        rc = subprocess.run(cmd, cwd=cwd, env={**(user_env() if user else os.environ), **(env or {})}, stdout=fh,
+                            stderr=subprocess.STDOUT).returncode
     result = Run(name, rc, log, time.monotonic() - start)
     print(f"{name}: exit {rc}, {result.seconds:.0f} s", file=sys.stderr)
     return result
@@ -143,6 +152,19 @@ def stack_suite(name: str, *, site: str, addr: str, ca: str | Path, proxy: str, 
            "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tools")]), "CI": "true"}
     return run(name, [sys.executable, "-m", "pytest", "-q", "-rfEs", "-p", "no:cacheprovider", "tests/stack"],
                env=env, cwd=REPO)
+
+
+def docs_block(name: str, page: str, contains: str, cwd: Path, env: dict | None = None,
+               hosts: dict | None = None, clone: bool = False) -> Run:
+    """The first block of PAGE containing CONTAINS, run as written (tests/lib/docblocks.py) in a
+    user's shell: none of Molecule's or the test layer's ANSIBLE_*, MOLECULE_* or venv."""
+    sys.path.insert(0, str(REPO / "tests" / "lib"))
+    import docblocks
+    index = next(i for i, text in enumerate(docblocks.blocks(page)) if contains in text)
+    cmd = [sys.executable, str(REPO / "tests" / "lib" / "docblocks.py"), "run", page, str(index), "--cwd", str(cwd),
+           "--timeout", "2400", *(["--clone-from", str(docblocks.snapshot())] if clone else []),
+           *[f"--host={name}={address}" for name, address in (hosts or {}).items()]]
+    return run(name, cmd, env, user=True)
 
 
 def tail(result: Run, lines: int = 25) -> str:

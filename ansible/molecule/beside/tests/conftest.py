@@ -35,9 +35,8 @@ def collection():
     subprocess.run(["git", "clone", "-q", str(docblocks.snapshot()), str(home / "fox-avatar")], check=True)
     (home / ".venvs").mkdir()
     (home / ".venvs" / "ansible").symlink_to(foxmol.REPO / ".venv")
-    found = [i for i, text in enumerate(docblocks.blocks("docs/ansible.md")) if "ansible-galaxy collection install" in text]
-    assert found, "docs/ansible.md: no block installing the collection"
-    docblocks.run("docs/ansible.md", found[0], cwd=home, env={"HOME": str(home)}, timeout=600)
+    run = foxmol.docs_block("docs-collection", "docs/ansible.md", "ansible-galaxy collection install", home, {"HOME": str(home)})
+    assert run.rc == 0, foxmol.tail(run)
     return home / ".ansible" / "collections"
 
 

@@ -13,7 +13,7 @@ def test_the_docs_block_runs_as_written(block):
 def test_a_second_run_changes_nothing(block, control, addr):
     ansible_playbook = next(control["home"].glob(".*/*/bin/ansible-playbook"))
     run = foxmol.run("second-run", [str(ansible_playbook), "-i", "inventory.yml", "site.yml", "-e", f"ansible_host={addr}"],
-                     env=control["env"], cwd=block / "ansible")
+                     env=control["env"], cwd=block / "ansible", user=True)
     assert run.unchanged, run.excerpt()
 
 
