@@ -11,7 +11,7 @@ START=$SECONDS
 die() { echo "$0: $*" >&2; exit 1; }
 
 ansible_prerequisites() {
-  apt_need openssl curl git make maven python3-venv
+  apt_need openssl curl
   . tools/venv.sh
   command -v ansible-playbook >/dev/null || die "ansible-playbook missing after venv setup"
   [ -f app/target/avatar.jar ] || make -s build || die "make build failed"

@@ -41,6 +41,7 @@ def collection():
 
 
 def converge(name, collection, *args, extra_vars=None):
-    """The installed collection's playbook (nothing else on the collections path)."""
+    """The installed collection's playbook (the only fox_avatar.deploy on the collections path; the
+    connection to the test host is the Ansible package's community.docker)."""
     return foxmol.playbook(name, *args, site="fox_avatar.deploy.site", extra_vars=extra_vars,
-                           env={"ANSIBLE_COLLECTIONS_PATH": str(collection), "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false"})
+                           env={"ANSIBLE_COLLECTIONS_PATH": str(collection)})
