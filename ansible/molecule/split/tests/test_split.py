@@ -143,7 +143,7 @@ def test_every_visitor_got_a_302_from_a_live_service_meanwhile(upgrade):
 
 def test_nginx_was_reloaded_not_restarted_and_every_host_is_back(upgrade):
     assert foxmol.host_exec(PROXY, *PID.split(), "nginx") == upgrade.before[PROXY]
-    assert "down" not in foxmol.host_exec(PROXY, "cat", UPSTREAM)
+    assert " down;" not in foxmol.host_exec(PROXY, "cat", UPSTREAM)
 
 
 def test_certbots_renewal_is_served_after_a_reload(upgrade):
