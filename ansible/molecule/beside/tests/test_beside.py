@@ -155,6 +155,6 @@ def test_check_diff_previews_a_change_and_changes_nothing(changed, host, collect
     before = foxmol.host_exec(host, "sha256sum", site)
     run = converge("check-diff", collection, "--check", "--diff",
                    extra_vars={**changed.settings, "fox_avatar_nginx_access_log": "anonymous"})
-    shown = run.text.partition("TASK [fox_avatar.deploy.fox_avatar_nginx : Write the avatar site]")[2].partition("TASK [")[0]
+    shown = run.text.rpartition("TASK [fox_avatar.deploy.fox_avatar_nginx : Write the avatar site]")[2].partition("TASK [")[0]
     assert run.clean and "+" in shown and "avatar_anonymous" in shown and "changed:" in shown, run.excerpt()
     assert foxmol.host_exec(host, "sha256sum", site) == before
