@@ -1,8 +1,5 @@
-# Sourced by the Ansible layer's runners (tests/ansible/specs.sh needs none of it; molecule.sh does):
-#   ansible_prerequisites   tools, the venv (ansible-playbook, molecule), the jar, a Docker engine,
-#                           Ansible's settings (ansible/ansible.cfg, no colour)
-#   die MESSAGE             one line on stderr, exit 1
-# and tools/apt.sh, tools/docker.sh, tests/lib/checks.sh.
+# Sourced by tests/ansible/molecule.sh: ansible_prerequisites (the venv, the jar, a Docker engine,
+# Ansible's settings), die MESSAGE; and tools/apt.sh, tools/docker.sh, tests/lib/checks.sh.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
@@ -18,12 +15,7 @@ ansible_prerequisites() {
   . tools/venv.sh
   command -v ansible-playbook >/dev/null || die "ansible-playbook missing after venv setup"
   [ -f app/target/avatar.jar ] || make -s build || die "make build failed"
-  # The playbook ships images/ as the set: its manifest and every file it lists (imageset/).
-  python3 -c 'import sys; from imageset import read_manifest, ManifestError
-try: read_manifest("images")
-except ManifestError as e: sys.exit(str(e))' || die "images/: not a complete image set (make images)"
   docker_engine_ready || die "no Docker engine"
-  export ANSIBLE_CONFIG=$ROOT/ansible/ansible.cfg ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
-         ANSIBLE_DEPRECATION_WARNINGS=false
+  export ANSIBLE_CONFIG=$ROOT/ansible/ansible.cfg ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_DEPRECATION_WARNINGS=false
   ansible-playbook --version 2>/dev/null | awk 'NR == 1'
 }

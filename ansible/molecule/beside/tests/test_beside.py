@@ -1,0 +1,160 @@
+"""A Debian 12 server in use, provisioned by the installed collection: the owner's sites as before,
+a second run that changes nothing, monitoring, the self-signed renewal,
+then one run that changes several settings at once and one --check --diff preview."""
+import json
+import re
+import subprocess
+import time
+from types import SimpleNamespace
+
+import pytest
+
+import foxmol
+import owner
+from conftest import SITE, converge
+from stack.custom_set import make_custom_set
+
+PID = "systemctl show -p MainPID --value"
+
+
+@pytest.fixture(scope="module")
+def first(host, addr, collection):
+    before = owner.snapshot(addr)
+    run = converge("converge", collection)
+    return SimpleNamespace(before=before, run=run)
+
+
+def test_the_first_run_is_the_installed_collections(first, collection):
+    assert first.run.clean, first.run.excerpt()
+    assert f"the playbook in {collection.resolve()}/ansible_collections/fox_avatar/deploy" in first.run.text, first.run.excerpt()
+
+
+def test_the_owners_sites_answer_as_before(first, addr):
+    assert not owner.differences(first.before, owner.snapshot(addr))
+
+
+def test_a_second_run_changes_nothing_and_the_owners_sites_still_answer_as_before(first, addr, collection):
+    run = converge("second-run", collection)
+    assert run.unchanged, run.excerpt()
+    assert not owner.differences(first.before, owner.snapshot(addr))
+
+
+def test_nginx_runs_with_the_raised_limits(first, host):
+    conf = foxmol.host_exec(host, "nginx", "-T")
+    for directive in ("worker_connections 8192;", "worker_rlimit_nofile 16384;", "map_hash_max_size 4096;", "map_hash_bucket_size 128;"):
+        assert re.search(rf"^\s*{directive}", conf, re.M), directive
+    worker = foxmol.host_exec(host, "pgrep", "-f", "nginx: worker").split()[0]
+    assert re.search(r"^Max open files\s+16384\s", foxmol.host_exec(host, "cat", f"/proc/{worker}/limits"), re.M)
+
+
+def prometheus(host, path):
+    return json.loads(foxmol.host_exec(host, "python3", "-c", "import urllib.request as u, sys; "
+                                       f"print(u.urlopen('http://127.0.0.1:9090{path}').read().decode())"))
+
+
+def test_every_prometheus_target_is_up(first, host):
+    deadline = time.monotonic() + 90
+    while True:
+        targets = prometheus(host, "/api/v1/targets")["data"]["activeTargets"]
+        health = {(t["labels"]["job"], t["labels"].get("module", "")): t["health"] for t in targets}
+        if len(health) == 6 and set(health.values()) == {"up"} or time.monotonic() > deadline:
+            break
+        time.sleep(5)
+    assert len(health) == 6 and set(health.values()) == {"up"}, health
+
+
+def fallback_answers(host) -> float:
+    metrics = foxmol.host_exec(host, "python3", "-c", "import urllib.request as u; print(u.urlopen('http://127.0.0.1:3903/metrics').read().decode())")
+    return sum(float(v) for v in re.findall(r"^fox_avatar_fallback_answers_total\{[^}]*\} (\S+)$", metrics, re.M))
+
+
+def test_mtail_counts_the_fallbacks_answers(first, host, addr):
+    ca = foxmol.host_file(host, "/etc/ssl/fox-avatar/fullchain.pem")
+    before = fallback_answers(host)
+    foxmol.host_exec(host, "systemctl", "stop", "fox-avatar")
+    try:
+        assert [foxmol.https(addr, SITE, "/", ca)[0] for _ in range(3)] == ["302"] * 3
+    finally:
+        foxmol.host_exec(host, "systemctl", "start", "fox-avatar")
+    time.sleep(2)
+    assert fallback_answers(host) >= before + 3
+
+
+def test_the_logs_keep_no_personal_data_by_default(first, host):
+    log = foxmol.host_exec(host, "cat", "/var/log/nginx/fox-avatar/access.log")
+    assert log and not re.search(r"\bu=|\b\d+\.\d+\.\d+\.(?!0 )\d+ ", log), log[-2000:]
+    assert foxmol.host_exec(host, "stat", "-c", "%U:%G %a", "/var/log/nginx/fox-avatar/access.log") == "www-data:adm 640"
+
+
+def test_the_daily_timer_renews_the_self_signed_certificate_with_a_reload(first, host, addr):
+    before = foxmol.host_exec(host, "cat", "/etc/ssl/fox-avatar/fullchain.pem")
+    nginx = foxmol.host_exec(host, *PID.split(), "nginx")
+    foxmol.host_exec(host, "systemctl", "set-environment", "SELFSIGNED_RENEW_DAYS=400")
+    try:
+        foxmol.host_exec(host, "systemctl", "start", "fox-avatar-selfsigned.service")
+    finally:
+        foxmol.host_exec(host, "systemctl", "unset-environment", "SELFSIGNED_RENEW_DAYS")
+    assert foxmol.host_exec(host, "cat", "/etc/ssl/fox-avatar/fullchain.pem") != before
+    time.sleep(1)
+    assert foxmol.https(addr, SITE, "/", foxmol.host_file(host, "/etc/ssl/fox-avatar/fullchain.pem"))[0] == "302"
+    assert foxmol.host_exec(host, *PID.split(), "nginx") == nginx
+
+
+@pytest.fixture(scope="module")
+def own_certificate():
+    d = foxmol.workdir("files-mode")
+    for cmd in (["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                 "-keyout", "ca.key", "-out", "ca.pem", "-subj", "/CN=files-mode test CA"],
+                ["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "privkey.pem",
+                 "-out", "leaf.csr", "-subj", f"/CN={SITE}"],
+                ["openssl", "x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+                 "-extfile", "/dev/stdin", "-out", "fullchain.pem"]):
+        subprocess.run(cmd, cwd=d, input=f"subjectAltName=DNS:{SITE}\n", text=True, capture_output=True, check=True)
+    return d
+
+
+@pytest.fixture(scope="module")
+def changed(first, host, collection, own_certificate):
+    """One run that changes the certificate (files mode), the image set (own pictures) and the access
+    log (full) at once."""
+    own = make_custom_set(foxmol.workdir("own"))
+    settings = {"fox_avatar_tls_mode": "files", "fox_avatar_tls_cert_src": str(own_certificate / "fullchain.pem"),
+                "fox_avatar_tls_key_src": str(own_certificate / "privkey.pem"), "fox_avatar_images_src": str(own),
+                "fox_avatar_nginx_access_log": "full"}
+    pids = {unit: foxmol.host_exec(host, *PID.split(), unit) for unit in ("nginx", "fox-avatar")}
+    run = converge("changes", collection, extra_vars=settings)
+    return SimpleNamespace(run=run, settings=settings, pids=pids, ca=own_certificate / "ca.pem")
+
+
+def test_one_run_changes_several_settings(changed):
+    assert changed.run.clean, changed.run.excerpt()
+
+
+def test_the_own_pictures_are_served_through_the_own_certificate(changed, addr):
+    code, head = foxmol.https(addr, SITE, "/", changed.ca)
+    location = foxmol.header(head, "Location")
+    assert code == "302" and location.startswith("/a/avatar-"), head
+    assert foxmol.https(addr, SITE, location, changed.ca)[0] == "200"
+
+
+def test_the_previous_image_set_is_gone_and_the_service_restarted_nginx_reloaded(changed, host):
+    assert foxmol.host_exec(host, "sh", "-c", "ls -d /opt/fox-avatar/images-*").split() == \
+        [foxmol.host_exec(host, "readlink", "/opt/fox-avatar/images")]
+    assert foxmol.host_exec(host, *PID.split(), "fox-avatar") != changed.pids["fox-avatar"]
+    assert foxmol.host_exec(host, *PID.split(), "nginx") == changed.pids["nginx"]
+
+
+def test_the_full_access_log_keeps_the_query(changed, host, addr):
+    foxmol.https(addr, SITE, "/?u=full-log-marker", changed.ca)
+    time.sleep(2)   # the buffer is written out every second
+    assert "u=full-log-marker" in foxmol.host_exec(host, "tail", "-n", "5", "/var/log/nginx/fox-avatar/access.log")
+
+
+def test_check_diff_previews_a_change_and_changes_nothing(changed, host, collection):
+    site = "/etc/nginx/sites-enabled/zz-fox-avatar.conf"
+    before = foxmol.host_exec(host, "sha256sum", site)
+    run = converge("check-diff", collection, "--check", "--diff",
+                   extra_vars={**changed.settings, "fox_avatar_nginx_access_log": "anonymous"})
+    shown = run.text.rpartition("TASK [fox_avatar.deploy.fox_avatar_nginx : Write the avatar site]")[2].partition("TASK [")[0]
+    assert run.clean and "+" in shown and "avatar_anonymous" in shown and "changed:" in shown, run.excerpt()
+    assert foxmol.host_exec(host, "sha256sum", site) == before

@@ -1,1 +1,0 @@
-../../../../imageset/files.py

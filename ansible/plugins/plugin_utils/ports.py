@@ -1,1 +1,0 @@
-../../../tools/ports.py
