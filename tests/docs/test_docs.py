@@ -160,8 +160,9 @@ MAKE = re.compile(r"(?:^|[\s;&|(`$])make\s+((?:-\S+\s+)*)([A-Za-z][\w*-]*)", re.
 def make_names(text):
     spans, blocks = code(text)
     for chunk in spans + blocks:
-        for m in MAKE.finditer(chunk):
-            yield m.group(2)
+        for line in chunk.splitlines():
+            if "apt-get install" not in line:  # there make is a package
+                yield from (m.group(2) for m in MAKE.finditer(line))
 
 
 AVATAR = re.compile(r"\bAVATAR_[A-Z0-9_]*[A-Z0-9]\b")
