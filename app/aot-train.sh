@@ -27,7 +27,10 @@ grep -v '^-XX:AOTCache=' "$out" >"$train"
 pid=$!
 
 # One HTTP/1.0 request over bash's /dev/tcp (no curl in the image); true when the status is 200 or 302.
+# A write to a connection the service dropped (it happens while it starts under qemu) fails the
+# request, which is retried, instead of killing this script with SIGPIPE.
 #   get PATH ACCEPT [PORT]
+trap '' PIPE
 get() {
   local status
   exec 3<>"/dev/tcp/127.0.0.1/${3:-$port}" || return 1
