@@ -1,8 +1,9 @@
-# The image set for the roles, read on the control machine by its owner, imageset/ (linked into
-# plugins/plugin_utils/imageset; the collection's build copies it in).
-#   SRC | fox_avatar.deploy.image_set_problem   '' for a complete set, else why not
-#   SRC | fox_avatar.deploy.image_set_files     what to copy: every file the manifest lists, then manifest.tsv
-#   SRC | fox_avatar.deploy.image_set           the Nginx template's avatar_image_set (its maps, as data)
+# The image set for the roles, read on the control machine by their owner,
+# imageset/ (linked into plugins/plugin_utils/imageset; the collection's build copies it in).
+#   SRC | fox_avatar.deploy.image_set_problem         '' for a complete set, else why not
+#   SRC | fox_avatar.deploy.image_set_files           what to copy: every file the manifest lists, then manifest.tsv
+#   SRC | fox_avatar.deploy.image_set                 the Nginx template's avatar_image_set (its maps, as data)
+#   SRC | fox_avatar.deploy.image_set_drawing         its identities' directory, i/HASH ('' for a set without)
 from ansible.errors import AnsibleFilterError
 from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.contract import MANIFEST
 from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.manifest import ManifestError, read_manifest
@@ -32,6 +33,12 @@ def image_set(src):
     return template_data(_read(src))
 
 
+def image_set_drawing(src):
+    vs = _read(src).variants
+    return vs.directory if vs else ""
+
+
 class FilterModule:
     def filters(self):
-        return {"image_set": image_set, "image_set_files": image_set_files, "image_set_problem": image_set_problem}
+        return {"image_set": image_set, "image_set_files": image_set_files, "image_set_problem": image_set_problem,
+                "image_set_drawing": image_set_drawing}
