@@ -26,6 +26,7 @@ CASES = {
     "access log not a choice": ("one", {"fox_avatar_nginx_access_log": "verbose"}, ["fox_avatar_nginx_access_log"]),
     "monitoring switch not a boolean": ("one", {"fox_avatar_monitoring_enabled": "maybe"}, ["fox_avatar_monitoring_enabled"]),
     "image set without a manifest": ("one", {"fox_avatar_images_src": "/nonexistent"}, ["fox_avatar_images_src", "make images"]),
+    "list of people not one": ("one", {"fox_avatar_images_people_file": __file__}, ["fox_avatar_images_people_file", "line 1", "make people"]),
     "jar not built": ("one", {"fox_avatar_app_jar_src": "/nonexistent/avatar.jar"}, ["fox_avatar_app_jar_src", "make build"]),
     "release's jar without its checksum": ("one", {"fox_avatar_app_jar_url": "JAR_URL"}, ["fox_avatar_app_jar_checksum"]),
     "release's jar that does not match": ("one", {"fox_avatar_app_jar_url": "JAR_URL", "fox_avatar_app_jar_checksum": "sha256:" + "0" * 64},
