@@ -56,10 +56,13 @@ def inventory(kind: str) -> Path:
     groups = {"one": ([HOST], [HOST], []), "split": ([HOST], [f"app-{GONE}"], []), "noapps": ([HOST], [], []),
               "monitored": ([HOST], [HOST], [f"prometheus-{GONE}"])}[kind]
     path = foxmol.workdir("inventories") / f"{kind}.yml"
-    path.write_text(yaml.safe_dump({"all": {
+    # written aside, then renamed: the runs in parallel never read a half-written inventory
+    aside = path.with_name(f"{kind}.{threading.get_ident()}.tmp")
+    aside.write_text(yaml.safe_dump({"all": {
         "vars": {"ansible_connection": "community.docker.docker", "ansible_become": False, "fox_avatar_tls_domains": ["avatar.test"]},
         "children": {name: {"hosts": {h: None for h in hosts}}
                      for name, hosts in zip(("avatar_proxies", "avatar_apps", "monitoring"), groups)}}}))
+    os.replace(aside, path)
     return path
 
 
