@@ -12,6 +12,7 @@ from the drawing's sources and SIZES, so the manifest can name the directory wit
 and a redrawn set gets new URLs. Deterministic with the pinned Pillow.
 A fox is drawn once per size on a transparent layer and laid on each variant's background.
 """
+import fcntl
 import glob
 import hashlib
 import io
@@ -102,6 +103,11 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     final = os.path.join(args[0], identity_dir())
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    # One drawing at a time into OUTDIR (test layers and playbooks may start together); the lock
+    # file is released when the process ends.
+    lock = open(os.path.join(os.path.dirname(final), ".lock"), "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
     if os.path.isdir(final):
         print(f"identities: {final} is drawn already")
         return 0
@@ -122,7 +128,7 @@ def main(argv):
     os.chmod(out, 0o755)
     os.replace(out, final)
     for old in os.listdir(os.path.dirname(final)):   # earlier drawings: Nginx redirects their names
-        if old != os.path.basename(final):
+        if old != os.path.basename(final) and not old.startswith("."):
             shutil.rmtree(os.path.join(os.path.dirname(final), old))
     print(f"identities: {len(foxes)} foxes x {VARIANTS} variants = {len(foxes) * VARIANTS} in {final}, "
           f"{len(os.listdir(final))} files, {total} bytes; largest: "

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test-ansible-specs (no hosts): ansible-lint's production profile reports nothing, as
 # ansible/README.md says to run it; every role's argument spec documents exactly its defaults/main.yml
-# (each variable, its default), and ansible-doc shows them; the collection's tarball builds.
+# (each variable, its default), and ansible-doc shows them; the collection's tarball builds, and its
+# copy of images/identities.py names the same drawing as the repository's.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -44,6 +45,10 @@ done
 
 section "the collection's tarball"
 check "ansible-galaxy collection build ansible/" ansible-galaxy collection build ansible/ --output-path "$WORK/dist"
+mkdir "$WORK/collection" && tar -xzf "$WORK"/dist/*.tar.gz -C "$WORK/collection"
+drawing=$(python3 images/identities.py --describe)
+check "the collection's copy of images/identities.py draws the repository's drawing (${drawing%%:*})" \
+  test "$(python3 "$WORK/collection/roles/fox_avatar_images/files/identities/identities.py" --describe)" = "$drawing"
 
 section "summary"
 checks_summary tests/ansible/specs.sh

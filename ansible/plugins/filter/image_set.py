@@ -1,12 +1,18 @@
-# The image set for the roles, read on the control machine by its owner, imageset/ (linked into
-# plugins/plugin_utils/imageset; the collection's build copies it in).
-#   SRC | fox_avatar.deploy.image_set_problem   '' for a complete set, else why not
-#   SRC | fox_avatar.deploy.image_set_files     what to copy: every file the manifest lists, then manifest.tsv
-#   SRC | fox_avatar.deploy.image_set           the Nginx template's avatar_image_set (its maps, as data)
+# The image set and the list of people for the roles, read on the control machine by their owner,
+# imageset/ (linked into plugins/plugin_utils/imageset; the collection's build copies it in).
+#   SRC | fox_avatar.deploy.image_set_problem         '' for a complete set, else why not
+#   SRC | fox_avatar.deploy.image_set_files           what to copy: every file the manifest lists, then manifest.tsv
+#   SRC | fox_avatar.deploy.image_set                 the Nginx template's avatar_image_set (its maps, as data)
+#   SRC | fox_avatar.deploy.image_set_drawing         its identities' directory, i/HASH ('' for a set without)
+#   FILE | fox_avatar.deploy.people_problem(SRC)      '' for no file or a list the set SRC can show, else why not
+#   FILE | fox_avatar.deploy.people(SRC)              the Nginx template's avatar_people ([] for no file)
+import os
+
 from ansible.errors import AnsibleFilterError
 from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.contract import MANIFEST
 from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.manifest import ManifestError, read_manifest
-from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.nginx import template_data
+from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.nginx import people_rows, template_data
+from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.people import PeopleError, read_people
 
 
 def _read(src):
@@ -32,6 +38,38 @@ def image_set(src):
     return template_data(_read(src))
 
 
+def image_set_drawing(src):
+    vs = _read(src).variants
+    return vs.directory if vs else ""
+
+
+def _people(path, src):
+    if not path:
+        return {}
+    try:
+        with open(os.path.expanduser(path), encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeError) as e:
+        raise PeopleError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
+    return read_people(text, _read(src), str(path))
+
+
+def people_problem(path, src):
+    try:
+        _people(path, src)
+    except PeopleError as e:
+        return f"{e} (make it with `make people LIST=team.txt`)"
+    return ""
+
+
+def people(path, src):
+    try:
+        return people_rows(_people(path, src))
+    except PeopleError as e:
+        raise AnsibleFilterError(f"fox_avatar_images_people_file: {e}") from None
+
+
 class FilterModule:
     def filters(self):
-        return {"image_set": image_set, "image_set_files": image_set_files, "image_set_problem": image_set_problem}
+        return {"image_set": image_set, "image_set_files": image_set_files, "image_set_problem": image_set_problem,
+                "image_set_drawing": image_set_drawing, "people": people, "people_problem": people_problem}

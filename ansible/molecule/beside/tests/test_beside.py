@@ -1,9 +1,11 @@
 """A Debian 12 server in use, provisioned by the installed collection: the owner's sites as before,
 a second run that changes nothing, monitoring, the self-signed renewal,
 then one run that changes several settings at once and one --check --diff preview."""
+import hashlib
 import json
 import re
 import subprocess
+import sys
 import time
 from types import SimpleNamespace
 
@@ -12,9 +14,12 @@ import pytest
 import foxmol
 import owner
 from conftest import SITE, converge
+from imageset import read_manifest
+from stack.client import get
 from stack.custom_set import make_custom_set
 
 PID = "systemctl show -p MainPID --value"
+ALICE, STRANGER = "alice@example.org", "stranger@example.org"
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +46,8 @@ def test_a_second_run_changes_nothing_and_the_owners_sites_still_answer_as_befor
 
 def test_nginx_runs_with_the_raised_limits(first, host):
     conf = foxmol.host_exec(host, "nginx", "-T")
-    for directive in ("worker_connections 8192;", "worker_rlimit_nofile 16384;", "map_hash_max_size 4096;", "map_hash_bucket_size 128;"):
+    for directive in ("worker_connections 8192;", "worker_rlimit_nofile 16384;", "map_hash_max_size 4096;", "map_hash_bucket_size 256;",
+                      "variables_hash_bucket_size 128;"):
         assert re.search(rf"^\s*{directive}", conf, re.M), directive
     worker = foxmol.host_exec(host, "pgrep", "-f", "nginx: worker").split()[0]
     assert re.search(r"^Max open files\s+16384\s", foxmol.host_exec(host, "cat", f"/proc/{worker}/limits"), re.M)
@@ -115,11 +121,18 @@ def own_certificate():
 
 @pytest.fixture(scope="module")
 def changed(first, host, collection, own_certificate):
-    """One run that changes the certificate (files mode), the image set (own pictures) and the access
+    """One run that changes the certificate (files mode), the image set (own pictures), a list of
+    people (alice's picture 2, as `make people` writes it) with Gravatar's defaults, and the access
     log (full) at once."""
     own = make_custom_set(foxmol.workdir("own"))
+    team = foxmol.workdir("people") / "team.txt"
+    team.write_text(f"{ALICE} 2\n")
+    (team.parent / "people.tsv").write_text(subprocess.run(
+        [sys.executable, "-m", "imageset", "people", str(team), "--images", str(own)], cwd=foxmol.REPO,
+        capture_output=True, text=True, check=True).stdout)
     settings = {"fox_avatar_tls_mode": "files", "fox_avatar_tls_cert_src": str(own_certificate / "fullchain.pem"),
                 "fox_avatar_tls_key_src": str(own_certificate / "privkey.pem"), "fox_avatar_images_src": str(own),
+                "fox_avatar_images_people_file": str(team.parent / "people.tsv"), "fox_avatar_images_gravatar_defaults": True,
                 "fox_avatar_nginx_access_log": "full"}
     pids = {unit: foxmol.host_exec(host, *PID.split(), unit) for unit in ("nginx", "fox-avatar")}
     run = converge("changes", collection, extra_vars=settings)
@@ -142,6 +155,25 @@ def test_the_previous_image_set_is_gone_and_the_service_restarted_nginx_reloaded
         [foxmol.host_exec(host, "readlink", "/opt/fox-avatar/images")]
     assert foxmol.host_exec(host, *PID.split(), "fox-avatar") != changed.pids["fox-avatar"]
     assert foxmol.host_exec(host, *PID.split(), "nginx") == changed.pids["nginx"]
+
+
+def test_the_listed_address_gets_its_picture_and_a_strangers_d_404_a_404_from_the_service_and_the_fallback(changed, host, addr):
+    client = SimpleNamespace(host=SITE, addr=addr, https_port=443, ca_file=str(changed.ca))
+    own = read_manifest(changed.settings["fox_avatar_images_src"])
+    alice = [hashlib.md5(ALICE.encode()).hexdigest(), hashlib.sha256(ALICE.encode()).hexdigest()]
+    stranger = hashlib.md5(STRANGER.encode()).hexdigest()
+    for answerer in ("the service", "the fallback"):
+        if answerer == "the fallback":
+            foxmol.host_exec(host, "systemctl", "stop", "fox-avatar")
+        try:
+            for h in alice:
+                r = get(client, f"/avatar/{h}?s=64&d=404")
+                assert r.status == 302 and own.entry(r.header("Location")[1:]).fox == 2, (answerer, r.status, r.headers)
+            assert get(client, f"/avatar/{stranger}.png?s=360&d=404").status == 404, answerer
+            r = get(client, f"/avatar/{stranger}?d=identicon")
+            assert r.status == 302 and own.entry(r.header("Location")[1:]) is not None, (answerer, r.status, r.headers)
+        finally:
+            foxmol.host_exec(host, "systemctl", "start", "fox-avatar")
 
 
 def test_the_full_access_log_keeps_the_query(changed, host, addr):

@@ -26,6 +26,7 @@ CASES = {
     "access log not a choice": ("one", {"fox_avatar_nginx_access_log": "verbose"}, ["fox_avatar_nginx_access_log"]),
     "monitoring switch not a boolean": ("one", {"fox_avatar_monitoring_enabled": "maybe"}, ["fox_avatar_monitoring_enabled"]),
     "image set without a manifest": ("one", {"fox_avatar_images_src": "/nonexistent"}, ["fox_avatar_images_src", "make images"]),
+    "list of people not one": ("one", {"fox_avatar_images_people_file": __file__}, ["fox_avatar_images_people_file", "line 1", "make people"]),
     "jar not built": ("one", {"fox_avatar_app_jar_src": "/nonexistent/avatar.jar"}, ["fox_avatar_app_jar_src", "make build"]),
     "release's jar without its checksum": ("one", {"fox_avatar_app_jar_url": "JAR_URL"}, ["fox_avatar_app_jar_checksum"]),
     "release's jar that does not match": ("one", {"fox_avatar_app_jar_url": "JAR_URL", "fox_avatar_app_jar_checksum": "sha256:" + "0" * 64},
@@ -55,10 +56,13 @@ def inventory(kind: str) -> Path:
     groups = {"one": ([HOST], [HOST], []), "split": ([HOST], [f"app-{GONE}"], []), "noapps": ([HOST], [], []),
               "monitored": ([HOST], [HOST], [f"prometheus-{GONE}"])}[kind]
     path = foxmol.workdir("inventories") / f"{kind}.yml"
-    path.write_text(yaml.safe_dump({"all": {
+    # written aside, then renamed: the runs in parallel never read a half-written inventory
+    aside = path.with_name(f"{kind}.{threading.get_ident()}.tmp")
+    aside.write_text(yaml.safe_dump({"all": {
         "vars": {"ansible_connection": "community.docker.docker", "ansible_become": False, "fox_avatar_tls_domains": ["avatar.test"]},
         "children": {name: {"hosts": {h: None for h in hosts}}
                      for name, hosts in zip(("avatar_proxies", "avatar_apps", "monitoring"), groups)}}}))
+    os.replace(aside, path)
     return path
 
 

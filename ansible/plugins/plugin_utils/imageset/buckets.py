@@ -1,0 +1,1 @@
+../../../../imageset/buckets.py

@@ -1,0 +1,1 @@
+../../../../../../images/drawing/__init__.py

@@ -1,0 +1,1 @@
+../../../../../../images/drawing/svg.py

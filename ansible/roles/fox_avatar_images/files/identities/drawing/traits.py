@@ -1,0 +1,1 @@
+../../../../../../images/drawing/traits.py
