@@ -61,6 +61,9 @@ python3 tests/lib/docblocks.py run README.md 0 --cwd "$tmp/readme" --clone-from 
 (cd "$FOX_CHECKOUT" && docker compose exec -T nginx cat /etc/nginx/tls/fullchain.pem) >"$tmp/ca.pem"
 export AVATAR_CA=$tmp/ca.pem
 
+step "docs/integrations.md's first block, as written, on the README's stack"
+python3 tests/lib/docblocks.py run docs/integrations.md 0 --cwd "$FOX_CHECKOUT"
+
 step "the shared HTTP suite (tests/stack) on the README's stack"
 AVATAR_STACK=external AVATAR_HOST=localhost AVATAR_ADDR=127.0.0.1 AVATAR_HTTPS_PORT=8443 AVATAR_HTTP_PORT=8080 \
 AVATAR_HTTP3=1 AVATAR_PQ=1 \
