@@ -6,11 +6,12 @@ TEAM, the owner's list (it stays with the owner): one person a line, `ADDRESS-OR
 blank lines and lines starting with # are skipped. An address is listed by the MD5 and the SHA-256
 of its trimmed, lower-cased form (what Gravatar's and Libravatar's clients send), never as itself;
 a hash (32 or 64 hex digits) alone (the other form cannot be derived from it). PICTURE names one of
-the set served (DIR, else the .env's AVATAR_IMAGES_DIR, else images/): `F-vV`, the identity V of picture F (a drawn set), or `F`, picture
-F itself (Renard-F; in a set of your own pictures, the Fth in file-name order). A person without one
-gets a free identity: their own (the one their key gets anyway) when no one before them has it, else
-the first free variant of their own fox, else the first free identity (in a set without identities:
-their own picture, else the first free one). No two people share a picture.
+the set served (DIR, else the AVATAR_IMAGES_DIR of .env, else images/): `F-vV`, the identity V of
+picture F (a drawn set), or `F`, picture F itself (Renard-F; in a set of your own pictures, the Fth
+in file-name order). A person without one gets a free identity: their own (the one their key gets
+anyway) when no one before them has it, else the first free variant of their own fox, else the first
+free identity (in a set without identities: their own picture, else the first free one). No two
+people share a picture.
 
 people.tsv (the sidecar's --people, the Nginx site's map): its header line, then `HASH<TAB>PICTURE`
 lines, lower-case hashes in sorted order.
