@@ -101,10 +101,15 @@ else
 	images/pictures.sh "$$PICTURES_SRC" "$${PICTURES_OUT:-images}" $(if $(filter-out 0,$(PAD)),--pad)
 endif
 
-# make people LIST=FILE    people.tsv: the picture of each person listed in FILE, an address or hash a line
-#                          (imageset/people.py; docs/own-pictures.md)
+# make people LIST=FILE [IMAGES=DIR]   people.tsv: the picture of each person listed in FILE, an address
+#     or hash a line, in the set that is served: IMAGES, else the AVATAR_IMAGES_DIR of .env, else
+#     images/ (imageset/people.py; docs/own-pictures.md). LIST and IMAGES reach it as typed.
+people: export PEOPLE_LIST := $(value LIST)
+people: export PEOPLE_IMAGES := $(value IMAGES)
 people:
-	python3 -m imageset people "$(LIST)" > people.tsv.tmp || { rm -f people.tsv.tmp; exit 1; }
+	@[ -n "$$PEOPLE_LIST" ] || { echo "people: LIST is empty: make people LIST=FILE, the file listing your team (docs/own-pictures.md)" >&2; exit 2; }
+	python3 -m imageset people "$$PEOPLE_LIST" $(if $(strip $(value IMAGES)),--images "$$PEOPLE_IMAGES",--env .env) \
+	    > people.tsv.tmp || { rm -f people.tsv.tmp; exit 1; }
 	mv people.tsv.tmp people.tsv
 
 # make release VERSION=X.Y.Z REGISTRY=HOST[:PORT] (docs/releases.md, tools/release.sh)

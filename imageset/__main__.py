@@ -6,11 +6,14 @@
     check DIR        read and check DIR's set (manifest and every file it lists); prints a summary
     copy SRC DEST    copy SRC's set (its manifest and the files it lists, nothing else) into DEST
     swap-in SCRATCH OUT   swap the finished set in SCRATCH into OUT (files.swap_in)
-    people TEAM [--images DIR]   print people.tsv for the owner's list TEAM (people.py)
+    people TEAM [--images DIR | --env FILE]   print people.tsv for the owner's list TEAM (people.py) and
+        the set served: DIR, else the AVATAR_IMAGES_DIR a compose .env FILE sets, else images/
     java [FILE]      write the sidecar's ImageSetContract.java (java.py)
 
 A bad set or argument: one line on stderr naming it, exit 1 (usage: exit 2).
 """
+import os
+import shlex
 import sys
 
 from .files import copy_set, swap_in
@@ -19,7 +22,8 @@ from .manifest import ManifestError, read_manifest
 from .people import PeopleError, people
 from .writer import ManifestInputError, rendered, write_set
 
-USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZES] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | people TEAM [--images DIR] | java [FILE]"
+USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZES] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | people TEAM [--images DIR | --env FILE] | java [FILE]"
+DRAWN = "images"        # the set `make images` draws, and compose serves without AVATAR_IMAGES_DIR
 
 
 def _write(argv):
@@ -54,6 +58,57 @@ def _write(argv):
     return 0
 
 
+def env_images_dir(env_file):
+    """The AVATAR_IMAGES_DIR a compose .env file sets (its last line for it; quotes and $VARIABLES
+    as compose reads them; relative to the file's directory), or None: not set, or no file."""
+    value = None
+    try:
+        with open(env_file, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return None
+    for line in lines:
+        name, eq, v = line.strip().removeprefix("export ").partition("=")
+        if eq and name.strip() == "AVATAR_IMAGES_DIR":
+            v = v.strip()
+            if v[:1] == "'" and v[-1:] == "'" and len(v) > 1:
+                value = v[1:-1]
+            else:
+                v = v[1:-1] if v[:1] == '"' and v[-1:] == '"' and len(v) > 1 else v.split(" #")[0].strip()
+                value = os.path.expandvars(v)
+    if not value:
+        return None
+    return os.path.join(os.path.dirname(env_file), os.path.expanduser(value))
+
+
+def _people(args):
+    """people TEAM [--images DIR | --env FILE]: people.tsv on stdout; its set's source on stderr."""
+    team, option, value = (args + [None, None])[:3]
+    if option == "--images":
+        images, source = value, f"IMAGES={shlex.quote(value)}"
+    else:
+        images = env_images_dir(value) if option == "--env" else None
+        source = f"AVATAR_IMAGES_DIR={shlex.quote(images)} ({value})" if images else f"{DRAWN}/, the drawn foxes" + (
+            f" (no IMAGES, and {value} sets no AVATAR_IMAGES_DIR)" if option else "")
+        images = images or DRAWN
+    try:
+        m = read_manifest(images, check_files=False)
+    except ManifestError as e:
+        raise PeopleError(f"the set {source}: {e}") from None
+    try:
+        with open(team, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeError) as e:
+        raise PeopleError(f"{team}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        listed = people(text, m, team)
+    except PeopleError as e:
+        raise PeopleError(f"{e}, in the set {source}") from None
+    print(listed, end="")
+    print(f"people: {len(listed.splitlines()) - 1} hashes listed, with pictures of the set {source}", file=sys.stderr)
+    return 0
+
+
 def main(argv):
     command, args = (argv[0], argv[1:]) if argv else ("", [])
     try:
@@ -69,10 +124,8 @@ def main(argv):
         if command == "swap-in" and len(args) == 2:
             swap_in(*args)
             return 0
-        if command == "people" and len(args) in (1, 3) and args[1:2] in ([], ["--images"]):
-            with open(args[0], encoding="utf-8") as f:
-                print(people(f.read(), read_manifest(args[2] if args[1:] else "images", check_files=False), args[0]), end="")
-            return 0
+        if command == "people" and len(args) in (1, 3) and args[1:2] in ([], ["--images"], ["--env"]):
+            return _people(args)
         if command == "java" and len(args) <= 1:
             print(write_java(*args))
             return 0

@@ -31,6 +31,9 @@ PART = 0xFFFFFFFF // BUCKETS        # 429496: split_clients' width of a 0.01 % p
 # largest above them). STEM is PREFIX-FOX-vV, or MP / BLANK: Gravatar's d=mp and d=blank.
 VARIANT_SUFFIX = "#v"
 IDENTITY_PREFIX = r"[A-Za-z][A-Za-z0-9_-]{0,39}"
+# Where images/identities.py draws a set's identities (DIR is IDENTITIES/HASH): a cached keyed
+# redirect into it is recognised whatever the set served now, one with identities or not.
+IDENTITIES = "i"
 IDENTITY_SVG = "image/svg+xml"
 MP, BLANK = "mp", "blank"
 

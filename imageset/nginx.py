@@ -16,7 +16,11 @@ from collections import defaultdict
 import re
 
 from .contract import (BLANK, BUCKETS, GRAVATAR_DEFAULT, GRAVATAR_EXTENSION, GRAVATAR_HASH, GRAVATAR_MAX,
-                       GRAVATAR_PREFIX, IDENTITY_SVG, MP, VARIANT_SUFFIX, accept_regex)
+                       GRAVATAR_PREFIX, IDENTITIES, IDENTITY_PREFIX, IDENTITY_SVG, MP, VARIANT_SUFFIX, accept_regex)
+
+
+# An identity's stem in any drawing (d=mp's and d=blank's too), with its picture number captured.
+_RETIRED_STEM = f"(?:{IDENTITY_PREFIX}-(?<avatar_retired_n>[0-9]+)-v[0-9]+|{MP}|{BLANK})"
 
 
 def _snap(sizes, n):
@@ -79,6 +83,10 @@ def template_data(m):
         "random_last": foxes[-1],
         "locations": locations,
         "variants": m.variants and _variants(m),
+        # an identity's URI (any drawing's, this set's or an earlier one's), as $avatar_retired's
+        # map matches it: its picture number (none for d=mp, d=blank) and the size of its PNG
+        "retired_identity_svg": f"^:/{IDENTITIES}/[^/]+/{_RETIRED_STEM}\\.svg$",
+        "retired_identity_png": f"^:/{IDENTITIES}/[^/]+/{_RETIRED_STEM}-(?<avatar_retired_s>[0-9]+)\\.png$",
     }
 
 

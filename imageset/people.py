@@ -1,16 +1,17 @@
 """The list of people: the picture each listed person gets, by the hashes their apps send.
 
-    python3 -m imageset people TEAM [--images DIR] > people.tsv       (make people LIST=TEAM)
+    python3 -m imageset people TEAM [--images DIR | --env .env] > people.tsv     (make people LIST=TEAM)
 
 TEAM, the owner's list (it stays with the owner): one person a line, `ADDRESS-OR-HASH [PICTURE]`;
 blank lines and lines starting with # are skipped. An address is listed by the MD5 and the SHA-256
 of its trimmed, lower-cased form (what Gravatar's and Libravatar's clients send), never as itself;
 a hash (32 or 64 hex digits) alone (the other form cannot be derived from it). PICTURE names one of
-the set in DIR (default images/): `F-vV`, the identity V of picture F (a drawn set), or `F`, picture
-F itself (Renard-F; in a set of your own pictures, the Fth in file-name order). A person without one
-gets a free identity: their own (the one their key gets anyway) when no one before them has it, else
-the first free variant of their own fox, else the first free identity (in a set without identities:
-their own picture, else the first free one). No two people share a picture.
+the set served (DIR, else the AVATAR_IMAGES_DIR of .env, else images/): `F-vV`, the identity V of
+picture F (a drawn set), or `F`, picture F itself (Renard-F; in a set of your own pictures, the Fth
+in file-name order). A person without one gets a free identity: their own (the one their key gets
+anyway) when no one before them has it, else the first free variant of their own fox, else the first
+free identity (in a set without identities: their own picture, else the first free one). No two
+people share a picture.
 
 people.tsv (the sidecar's --people, the Nginx site's map): its header line, then `HASH<TAB>PICTURE`
 lines, lower-case hashes in sorted order.
@@ -29,18 +30,22 @@ class PeopleError(ValueError):
     """A fault of a list: one line naming the file, the line and the fault."""
 
 
-def _picture(m, text, fault):
-    """(F, V or None) from `F` or `F-vV`, checked against the set m."""
+# A people.tsv naming what its set lacks was made for another set (the sidecar's PeopleList says the same).
+MADE_FOR_ANOTHER_SET = ": make the list again for the set served (make people)"
+
+
+def _picture(m, text, fault, another_set=""):
+    """(F, V or None) from `F` or `F-vV`, checked against the set m; another_set ends a fault of the set."""
     p = _PICTURE.fullmatch(text)
     if not p:
         raise fault(f"picture '{text}' is not F or F-vV")
     fox, v = int(p[1]), p[2] and int(p[2])
     if fox > len(m.foxes):
-        raise fault(f"picture {fox} is not in the set (pictures 1..{len(m.foxes)})")
+        raise fault(f"picture {fox} is not in the set (pictures 1..{len(m.foxes)}){another_set}")
     if v is not None and m.variants is None:
-        raise fault(f"picture '{text}' names an identity, but the set has none (no variants record)")
+        raise fault(f"picture '{text}' names an identity, but the set has none (no variants record){another_set}")
     if v is not None and v >= m.variants.count:
-        raise fault(f"variant {v} is not below the set's {m.variants.count}")
+        raise fault(f"variant {v} is not below the set's {m.variants.count}{another_set}")
     return fox, v
 
 
@@ -104,5 +109,5 @@ def read_people(text, m, name="people.tsv"):
             raise fault("expected a lower-case MD5 or SHA-256 hash, a tab and a picture")
         if f[0] in out:
             raise fault(f"{f[0]} is listed twice")
-        out[f[0]] = _picture(m, f[1], fault)
+        out[f[0]] = _picture(m, f[1], fault, MADE_FOR_ANOTHER_SET)
     return out

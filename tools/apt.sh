@@ -20,6 +20,11 @@ apt_need() {
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
+  # Installing needs root: anyone else (a member of the group docker, say) is told what to install.
+  if [ "$(id -u)" != 0 ]; then
+    echo "apt: missing Debian packages, which only root can install: sudo apt-get install ${missing[*]}" >&2
+    return 1
+  fi
   echo "apt: installing ${missing[*]}" >&2
   apt_locked _apt_update_install "${missing[@]}" || return 1
   _APT_UPDATED=1

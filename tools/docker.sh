@@ -13,7 +13,7 @@
 #   One file per concern, in tools/docker/ (each function's description there):
 #     engine.sh     docker_engine_ready
 #     compose.sh    compose_v2_ready
-#     images.sh     base_image_ready
+#     images.sh     base_image_ready, user_machine_image_ready
 #     systemd.sh    systemd_image_ready
 #     trixie.sh     trixie_client_ready, trixie_nginx_ready, trixie_jdks_ready
 #     pebble.sh     pebble_ready, pebble_certs_dir

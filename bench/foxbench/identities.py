@@ -15,7 +15,8 @@ from .settings import ROOT, SMOKE
 
 KINDS = [("svg.gz", "SVG, gzipped (any size)", "a browser (`Accept` lists `image/svg+xml`)"),
          ("-64.png", "PNG 64 px", "any other client, up to 64 px"),
-         ("-256.png", "PNG 256 px", "any other client, above 64 px")]
+         ("-256.png", "PNG 256 px", "any other client, 65 to 256 px"),
+         ("-512.png", "PNG 512 px", "any other client, above 256 px")]
 
 
 def run(ws, m):
@@ -43,6 +44,6 @@ def section(res):
              f"({res['disk_kb'] / 1024:.1f} MB on disk). The bytes of each identity's files, as sent (the budget "
              f"of a 64 px avatar for a browser: 1.5 KB):", "",
              "| File | Who gets it | smallest | median | largest |", "|---|---|--:|--:|--:|"]
-    for k, name, who in KINDS:
+    for k, name, who in (kind for kind in KINDS if kind[0] in res["sizes"]):   # the kinds the run drew
         lines.append(f"| {name} | {who} | " + " | ".join(f"{v:,.0f}" for v in res["sizes"][k]) + " |")
     return "\n".join(lines)

@@ -48,7 +48,7 @@ def test_the_manifests_variants_record_is_what_identities_py_draws():
     directory, count, sizes = identities.describe().split(":")
     vs = manifest().variants
     assert (vs.directory, vs.prefix, vs.count, vs.sizes) == (directory, "Renard", VARIANTS, identities.SIZES)
-    assert (int(count), sizes) == (VARIANTS, "64,256")
+    assert (int(count), sizes) == (VARIANTS, "64,256,512")
 
 
 def test_variants_record_names_each_identity_file_by_fox_variant_and_size():
@@ -56,8 +56,9 @@ def test_variants_record_names_each_identity_file_by_fox_variant_and_size():
     assert m.identity(7, 23, 80, svg=True) == f"/{d}/Renard-7-v23.svg"
     assert m.identity(7, 23, 32, svg=False) == f"/{d}/Renard-7-v23-64.png"
     assert m.identity(7, 23, 65, svg=False) == f"/{d}/Renard-7-v23-256.png"
-    assert m.identity(7, 23, 512, svg=False) == f"/{d}/Renard-7-v23-256.png"
-    assert len(m.variants.paths(m.foxes)) == (21 * VARIANTS + 2) * 3     # and d=mp, d=blank
+    assert m.identity(7, 23, 360, svg=False) == f"/{d}/Renard-7-v23-512.png"     # never less than asked
+    assert m.identity(7, 23, 2048, svg=False) == f"/{d}/Renard-7-v23-512.png"
+    assert len(m.variants.paths(m.foxes)) == (21 * VARIANTS + 2) * 4     # and d=mp, d=blank
 
 
 def test_variant_count_is_split_clients_parts_of_whole_hundredths():

@@ -71,3 +71,19 @@ def test_the_command_prints_people_tsv_or_one_line_on_a_fault(tmp_path):
     (tmp_path / "bad.txt").write_text("carol\n")
     bad = run(tmp_path / "bad.txt")
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "bad.txt line 1:" in bad.stderr
+
+
+@pytest.mark.parametrize("env, expected", [
+    ("AVATAR_IMAGES_DIR=/srv/set\n", "/srv/set"),
+    ("# mine\nAVATAR_HTTPS_PORT=443\nAVATAR_IMAGES_DIR='/srv/my set'\n", "/srv/my set"),
+    ('AVATAR_IMAGES_DIR="$HOME/set"  \n', "/home/owner/set"),
+    ("AVATAR_IMAGES_DIR=/srv/a\nAVATAR_IMAGES_DIR=./b # the second\n", "ENV_DIR/./b"),
+    ("AVATAR_IMAGES_DIR=\n", None),
+    ("AVATAR_PEOPLE_FILE=./people.tsv\n", None),
+])
+def test_make_people_reads_the_set_dir_from_the_env_file_as_compose_does(tmp_path, monkeypatch, env, expected):
+    from imageset.__main__ import env_images_dir
+    monkeypatch.setenv("HOME", "/home/owner")
+    (tmp_path / ".env").write_text(env)
+    assert env_images_dir(str(tmp_path / ".env")) == (expected and expected.replace("ENV_DIR", str(tmp_path)))
+    assert env_images_dir(str(tmp_path / "absent.env")) is None

@@ -1,5 +1,6 @@
 """`make images SRC=DIR OUT=DIR`: a folder of someone's pictures becomes a complete image set.
 Every picture is made here (tests/images/photos.py); the command runs for real (images/pictures.sh)."""
+import re
 import subprocess
 from pathlib import Path
 
@@ -248,3 +249,30 @@ def test_two_files_with_one_name_are_refused(tmp_path):
     photo(100, 100, 2).save(src / "me.png")
     r = make_images(src, tmp_path / "out", check=False)
     assert r.returncode != 0 and "me.png" in r.stderr and "rename" in r.stderr
+
+
+def test_make_images_tells_someone_who_is_not_root_what_to_install_in_one_line(tmp_path):
+    """A Debian 12 machine with make and python3 but no python3-venv, and a member of the group docker
+    (not root) running `make images`: one line saying which packages to install with sudo, a non-zero
+    exit, no password prompt, no traceback, and neither a venv nor OUT left behind. The real Makefile
+    and scripts, copied into a container of that machine."""
+    image = subprocess.run(["bash", "-c", ". tools/docker.sh && user_machine_image_ready"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=1800)
+    if image.returncode != 0:
+        pytest.skip(f"no Docker image of such a machine: {image.stderr.strip()[-300:]}")
+    repo = tmp_path / "fox-avatar"
+    for path in ["Makefile", "tools/apt.sh", "tools/venv.sh", "images/pictures.sh", "images/requirements.txt"]:
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_bytes((ROOT / path).read_bytes())
+        (repo / path).chmod((ROOT / path).stat().st_mode)
+    (repo / "pictures").mkdir()
+    photo(400, 400, 1).save(repo / "pictures" / "me.png")
+    subprocess.run(["chmod", "-R", "a+rwX", str(repo)], check=True)
+    run = subprocess.run(["docker", "run", "--rm", "--network", "none", "-u", "1000:1000", "-v", f"{repo}:/home/me/fox-avatar",
+                          "-w", "/home/me/fox-avatar", "-e", "HOME=/home/me", image.stdout.strip(),
+                          "make", "images", "SRC=pictures", "OUT=set"],
+                         capture_output=True, text=True, timeout=300)
+    said = [line for line in run.stderr.splitlines() if not re.match(r"make(\[\d+\])?: \*\*\* ", line)]
+    assert run.returncode != 0 and said == [
+        "apt: missing Debian packages, which only root can install: sudo apt-get install python3-venv"], run.stderr
+    assert not (repo / ".venv-images").exists() and not (repo / "set").exists()

@@ -11,7 +11,7 @@ from pathlib import Path
 from settle import until
 from stack.client import get, raw, request, tls_socket
 from stack.headers import assert_header_set
-from stack.images import assert_served_image, manifest, redirect_entry  # noqa: F401 (fixture)
+from stack.images import ACCEPT, assert_served_image, manifest, redirect_entry  # noqa: F401 (fixture)
 from stack.tls_audit import assert_no_weak_tls, run_testssl
 
 HASH = "0bc83cb571cd1c50ba6f3e8a78ef1346"
@@ -43,7 +43,7 @@ def test_every_kind_of_answer_carries_the_header_set_once(loopback, manifest):
     assert "/" + redirect_entry(loopback, manifest, retired).path == manifest.answer(1, 64, "png")
 
 
-def test_an_identity_is_served_gzipped_or_not_and_an_earlier_drawings_name_is_sent_on(loopback, manifest):
+def test_an_identity_is_served_gzipped_or_not_and_an_earlier_drawings_name_or_a_retired_one_is_sent_on(loopback, manifest):
     d = manifest.variants.directory
     stored = (loopback.images_dir / d / "Renard-1-v0.svg.gz").read_bytes()
     zipped, plain = get(loopback, f"/{d}/Renard-1-v0.svg", headers={"Accept-Encoding": "gzip"}), get(loopback, f"/{d}/Renard-1-v0.svg")
@@ -60,8 +60,17 @@ def test_an_identity_is_served_gzipped_or_not_and_an_earlier_drawings_name_is_se
     earlier = get(loopback, "/i/0123456789/Renard-1-v0-64.png")
     assert (earlier.status, earlier.header("Location"), earlier.header("Cache-Control")) == (302, f"/{d}/Renard-1-v0-64.png", "no-store")
     assert_header_set(loopback, earlier, what="an earlier drawing's name")
-    for path in ["/i/", f"/{d}/", f"/{d}/Renard-1-v0.svg.gz", f"/{d}/Renard-99-v0.svg", f"/{d}/Renard-1-v0-96.png",
-                 f"/{d}/manifest.tsv", "/i/0123456789/"]:
+    # an identity this drawing does not have (a picture or a size the set no longer has): a picture of the set
+    for path, accept, fox, size, fmt in [(f"/{d}/Renard-99-v0.svg", ACCEPT["chromium"][0], None, manifest.default_size, "avif"),
+                                         (f"/{d}/Renard-2-v{manifest.variants.count}-64.png", "*/*", 2, 64, "png"),
+                                         ("/i/0123456789/Renard-1-v0-96.png", "*/*", 1, 96, "png")]:
+        r = get(loopback, path, headers={"Accept": accept})
+        assert (r.status, r.header("Cache-Control")) == (302, "no-store"), (path, r.status)
+        assert_header_set(loopback, r, what="an identity the drawing does not have")
+        e = redirect_entry(loopback, manifest, r)
+        assert "/" + e.path == manifest.answer(fox or e.fox, size, fmt), (path, e)
+    for path in ["/i/", f"/{d}/", f"/{d}/Renard-1-v0.svg.gz", f"/{d}/manifest.tsv", "/i/0123456789/",
+                 f"/{d}/Renard-1-v0.png", f"/{d}/Renard-1.svg"]:
         assert get(loopback, path).status == 404, path
 
 

@@ -5,6 +5,9 @@
 #   base_image_ready NAME SUITE          e.g. base_image_ready debian:bookworm-slim bookworm
 #       Returns if image NAME exists. Else tries `docker pull NAME` (PULL_TIMEOUT, 20 s), then falls
 #       back to `debootstrap --variant=minbase SUITE` from the machine's Debian mirror + docker import.
+#   user_machine_image_ready             image local/fox-user-machine:1: debian:bookworm-slim + make and
+#       python3, without python3-venv: a Debian 12 machine where someone who is not root first runs
+#       `make images` (tests/images). Built once; prints the image name.
 
 # _dk_debootstrap_import SUITE IMAGE [debootstrap args...] -- [docker import -c args...]
 _dk_debootstrap_import() {
@@ -40,4 +43,9 @@ _dk_base_build() {
   if timeout "$PULL_TIMEOUT" docker pull -q "$name" >/dev/null 2>&1; then return 0; fi
   _dk_log "cannot pull $name; building it with debootstrap"
   _dk_debootstrap_import "$suite" "$name" -- -c 'CMD ["bash"]'
+}
+
+user_machine_image_ready() {
+  docker_engine_ready && base_image_ready debian:bookworm-slim bookworm \
+    && _dk_apt_image_ready local/fox-user-machine:1 debian:bookworm-slim make python3
 }

@@ -20,6 +20,8 @@ final class PeopleList {
     static final PeopleList NONE = new PeopleList(new TreeMap<>());
     private static final Pattern HASH = Pattern.compile("[0-9a-f]{32}|[0-9a-f]{64}");
     private static final Pattern PICTURE = Pattern.compile("([1-9][0-9]{0,3})(?:-v([0-9]{1,4}))?");
+    /** Ends a fault of the set: a list naming what the set lacks was made for another set. */
+    private static final String MADE_FOR_ANOTHER_SET = ": make the list again for the set served (make people)";
 
     /** Sorted by length, then text. */
     private final String[] hashes;
@@ -74,13 +76,13 @@ final class PeopleList {
             return "picture '" + f[1] + "' is not F or F-vV";
         }
         if (Integer.parseInt(p.group(1)) > set.foxes().length) {
-            return "picture " + p.group(1) + " is not in the set (pictures 1.." + set.foxes().length + ")";
+            return "picture " + p.group(1) + " is not in the set (pictures 1.." + set.foxes().length + ")" + MADE_FOR_ANOTHER_SET;
         }
         if (p.group(2) != null && set.variants() == null) {
-            return "picture '" + f[1] + "' names an identity, but the set has none (no variants record)";
+            return "picture '" + f[1] + "' names an identity, but the set has none (no variants record)" + MADE_FOR_ANOTHER_SET;
         }
         if (p.group(2) != null && Integer.parseInt(p.group(2)) >= set.variants().count()) {
-            return "variant " + p.group(2) + " is not below the set's " + set.variants().count();
+            return "variant " + p.group(2) + " is not below the set's " + set.variants().count() + MADE_FOR_ANOTHER_SET;
         }
         return null;
     }

@@ -48,15 +48,17 @@ class IdentitiesTest extends ServerOverHttp {
     }
 
     @Test
-    void the_png_is_the_next_drawn_size_up_from_the_rung_and_the_largest_above_them() throws Exception {
+    void the_png_is_the_next_drawn_size_up_from_the_rung_and_the_largest_above_them_so_never_smaller_than_asked_up_to_512() throws Exception {
         URI base = startDrawn();
         String[] vector = hashVectors().get(0);
         String want = identity(vector);
-        for (String[] sizePng : new String[][] {{"1", "64"}, {"64", "64"}, {"65", "256"}, {"256", "256"}, {"2048", "256"}}) {
+        for (String[] sizePng : new String[][] {{"1", "64"}, {"64", "64"}, {"65", "256"}, {"256", "256"}, {"257", "512"}, {"360", "512"}, {"2048", "512"}}) {
             HttpResponse<String> r = send("GET", base.resolve("/?u=" + vector[0] + "&s=" + sizePng[0]));
             assertEquals(want + "-" + sizePng[1] + ".png", header(r, "Location"), "s=" + sizePng[0]);
         }
         assertEquals(want + "-256.png", header(send("GET", base.resolve("/avatar/" + vector[0])), "Location"), "Gravatar's 80 px");
+        assertEquals(want + "-512.png", header(send("GET", base.resolve("/avatar/" + vector[0] + ".png?s=360&d=404"), "Accept", "*/*"),
+                "Location"), "Discourse's download: at least the 360 px it asks for");
     }
 
     @Test

@@ -51,8 +51,8 @@ class PeopleListTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        MD5 + "\t22|people.tsv line 1: picture 22 is not in the set (pictures 1..21)",
-        MD5 + "\t7-v80|people.tsv line 1: variant 80 is not below the set's 80",
+        MD5 + "\t22|people.tsv line 1: picture 22 is not in the set (pictures 1..21): make the list again for the set served (make people)",
+        MD5 + "\t7-v80|people.tsv line 1: variant 80 is not below the set's 80: make the list again for the set served (make people)",
         MD5 + "\tRenard-7|people.tsv line 1: picture 'Renard-7' is not F or F-vV",
         MD5 + "\t7\\n" + MD5 + "\t8|people.tsv line 2: " + MD5 + " is listed twice",
         "0BC83CB571CD1C50BA6F3E8A78EF1346\t7|people.tsv line 1: expected a lower-case MD5 or SHA-256 hash, a tab and a picture",
@@ -66,7 +66,7 @@ class PeopleListTest {
     @Test
     void an_identity_needs_a_drawn_set() {
         SettingsException e = assertThrows(SettingsException.class, () -> read(MD5 + "\t7-v1\n", false));
-        assertEquals("--people: people.tsv line 1: picture '7-v1' names an identity, but the set has none (no variants record)",
+        assertEquals("--people: people.tsv line 1: picture '7-v1' names an identity, but the set has none (no variants record): make the list again for the set served (make people)",
                 e.getMessage());
     }
 }

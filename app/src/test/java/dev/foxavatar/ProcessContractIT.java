@@ -144,7 +144,7 @@ class ProcessContractIT {
     @Test
     void a_list_of_people_naming_a_picture_the_set_lacks_exits_2_naming_the_setting_and_the_line() throws Exception {
         Path people = Files.writeString(dir.resolve("people.tsv"), "# made by hand\n0bc83cb571cd1c50ba6f3e8a78ef1346\t99\n");
-        assertExitsNamingSetting(2, "AVATAR_PEOPLE_FILE: people.tsv line 2: picture 99 is not in the set (pictures 1..3)",
+        assertExitsNamingSetting(2, "AVATAR_PEOPLE_FILE: people.tsv line 2: picture 99 is not in the set (pictures 1..3): make the list again for the set served (make people)",
                 launch(Map.of("AVATAR_PEOPLE_FILE", people.toString()), "--images", images().toString()));
     }
 

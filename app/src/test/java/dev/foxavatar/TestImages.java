@@ -139,8 +139,8 @@ final class TestImages {
         return java.nio.ByteBuffer.wrap(d, 0, 8).getLong();
     }
 
-    /** The variants record {@link #addVariants} writes: 80 identities a picture, PNGs at 64 and 256 px. */
-    static final String VARIANTS = "variants\ti/0123456789\tRenard\t80\t64 256";
+    /** The variants record {@link #addVariants} writes: 80 identities a picture, PNGs at 64, 256 and 512 px. */
+    static final String VARIANTS = "variants\ti/0123456789\tRenard\t80\t64 256 512";
 
     /** Adds the keyed identities' record to dir's manifest (their files are never read: drawn where served). */
     static void addVariants(Path dir) throws IOException {
