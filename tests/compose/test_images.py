@@ -80,7 +80,7 @@ ACME = {"AVATAR_ACME_EMAIL": "hostmaster@example.org", "AVATAR_TLS_NAMES": "avat
     ("AVATAR_ACME_DIRECTORY", "http://acme.example.org/directory", ACME),
     ("AVATAR_ACME_CA_FILE", str(ROOT / "LICENSE"), ACME), ("AVATAR_TLS_DIR", "/var/tmp", ACME)])
 def test_a_wrong_setting_is_one_line_naming_it(setting, value, others):
-    env = dict(os.environ, **others, **{setting: value})
+    env = {**os.environ, **others, setting: value}
     done = compose("run", "--rm", "--no-deps", "-T", "nginx", env=env, check=False)
     errors = [line for line in done.stderr.splitlines() if line.startswith("nginx-entrypoint:")]
     assert done.returncode == 2 and len(errors) == 1 and setting in errors[0], done.stderr

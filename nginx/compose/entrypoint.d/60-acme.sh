@@ -77,7 +77,7 @@ reason() {
   set +e
   # the first try once Nginx serves port 80's challenges (its status listener answers)
   for _ in $(seq 60); do
-    { exec 3<>/dev/tcp/127.0.0.1/8082; } 2>/dev/null && { exec 3>&-; break; }
+    (exec 3<>/dev/tcp/127.0.0.1/8082) 2>/dev/null && break
     sleep 1
   done
   delay=$retry_first
@@ -87,7 +87,7 @@ reason() {
       sleep $((at - now < check_max ? at - now : check_max))
       continue
     fi
-    if obtain && install && nginx -s reload; then
+    if obtain && install && nginx -s reload 2>>/tmp/certbot/out; then
       log "a certificate for ${names[*]} until $(utc "$(epoch enddate)"), Nginx reloaded; renewal from $(utc "$(due)")"
       delay=$retry_first
     else
