@@ -121,7 +121,7 @@ def acme_lines(env, cwd, kind):
 
 def stamp(line):
     """A `docker compose logs --timestamps` line's time, seconds since the epoch."""
-    day, clock, fraction = re.match(r"(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(\.\d+)?", line).groups()
+    day, clock, fraction = re.search(r"(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(\.\d+)?", line).groups()
     return calendar.timegm(time.strptime(f"{day} {clock}", "%Y-%m-%d %H:%M:%S")) + float(fraction or 0)
 
 
@@ -143,21 +143,23 @@ class Visitor(threading.Thread):
 
 
 def prometheus(path, **params):
-    r = requests.get(f"http://127.0.0.1:9090/api/v1/{path}", params=params, timeout=10)
+    port = os.environ.get("AVATAR_PROMETHEUS_PORT", "9090")
+    r = requests.get(f"http://127.0.0.1:{port}/api/v1/{path}", params=params, timeout=10)
     r.raise_for_status()
     return r.json()["data"]
 
 
-def assert_acme_journey(checkout, env, pebble, name, visit):
+def assert_acme_journey(checkout, env, pebble, name, visit, port=443):
     """docs/compose.md's certificate, its block having run with Pebble's directory: issued for the
     name and chained to Pebble's root, probed by the monitoring profile for that name, renewed with
     a reload that a visitor never notices, kept through down and up; then, with a directory nobody
     answers, the self-signed placeholder and one log line saying why and when."""
-    served = served_certificate(443, name)
+    served = served_certificate(port, name)
     assert visit()[0] == 302   # verified against Pebble's root, for the name
     (nginx,) = containers("nginx", env=env, cwd=checkout)
     started = inspect(nginx)["State"]["StartedAt"]
-    (first,) = acme_lines(env, checkout, "a certificate")
+    # (the line follows the reload that served the certificate)
+    (first,) = wait_for("the line saying so", lambda: acme_lines(env, checkout, "a certificate"), timeout=10)
     print(f"ACME: first certificate {stamp(first) - stamp(started):.0f} s after Nginx started: {first}")
 
     # the monitoring profile probes the name, trusting Pebble's root through AVATAR_ACME_CA_FILE
@@ -167,7 +169,7 @@ def assert_acme_journey(checkout, env, pebble, name, visit):
     def probed():
         success = prometheus("query", query='probe_success{job="fox-avatar-probe"}')["result"]
         expiry = prometheus("query", query='probe_ssl_earliest_cert_expiry{job="fox-avatar-probe"}')["result"]
-        now = not_after(served_certificate(443, name))
+        now = not_after(served_certificate(port, name))
         return ([s["value"][1] for s in success] == ["1", "1"]
                 and [int(float(e["value"][1])) for e in expiry] == [now, now])
     wait_for("both probes passing, seeing the served certificate's end", probed, timeout=120, interval=2)
@@ -176,11 +178,11 @@ def assert_acme_journey(checkout, env, pebble, name, visit):
     compose("rm", "-s", "-f", *PROFILE, env=monitoring, cwd=checkout)
 
     # renewed at two thirds of its lifetime, while a visitor keeps asking: no error, no restart
-    served = served_certificate(443, name)
+    served = served_certificate(port, name)
     visitor = Visitor(visit)
     visitor.start()
     try:
-        renewed = wait_for("the renewed certificate", lambda: (c := served_certificate(443, name))
+        renewed = wait_for("the renewed certificate", lambda: (c := served_certificate(port, name))
                            and not same_cert(c, served) and c, timeout=2 * VALIDITY, interval=0.5)
         before = visitor.ok
         wait_for("answers after the reload", lambda: visitor.ok > before + 20, timeout=30, interval=0.1)
@@ -199,7 +201,7 @@ def assert_acme_journey(checkout, env, pebble, name, visit):
     assert "regr.json" in accounts
     compose("down", "--timeout", "5", env=env, cwd=checkout)
     compose("up", "-d", "--wait", env=env, cwd=checkout)
-    assert same_cert(served_certificate(443, name), renewed)
+    assert same_cert(served_certificate(port, name), renewed)
     assert compose("exec", "-T", "nginx", "find", "/etc/nginx/tls/acme/accounts", "-type", "f",
                    env=env, cwd=checkout).stdout == accounts
     assert len(acme_lines(env, checkout, "a certificate")) == 0, "a certificate asked for after up"
@@ -214,7 +216,7 @@ def assert_acme_journey(checkout, env, pebble, name, visit):
     assert "serving the self-signed placeholder; next try at " in line, line
     assert compose("exec", "-T", "nginx", "test", "-e", "/etc/nginx/tls/self-signed.names", env=unreachable,
                    cwd=checkout, check=False).returncode == 0
-    assert same_cert(served_certificate(443, name), compose("exec", "-T", "nginx", "cat", "/etc/nginx/tls/fullchain.pem",
+    assert same_cert(served_certificate(port, name), compose("exec", "-T", "nginx", "cat", "/etc/nginx/tls/fullchain.pem",
                                                             env=unreachable, cwd=checkout).stdout)
-    assert requests.get("https://127.0.0.1/?s=64", verify=False, allow_redirects=False, timeout=5).status_code == 302
+    assert requests.get(f"https://127.0.0.1:{port}/?s=64", verify=False, allow_redirects=False, timeout=5).status_code == 302
     compose("down", "-v", "--timeout", "5", env=unreachable, cwd=checkout)
