@@ -16,7 +16,7 @@
 #     images.sh     base_image_ready, user_machine_image_ready
 #     systemd.sh    systemd_image_ready
 #     trixie.sh     trixie_client_ready, trixie_nginx_ready, trixie_jdks_ready
-#     pebble.sh     pebble_ready, pebble_certs_dir
+#     pebble.sh     pebble_ready, pebble_challtestsrv_ready, pebble_certs_dir
 #     arm64.sh      qemu_arm64_ready, arm64_base_image_ready
 #
 # Settings (environment, all optional): PEBBLE_VERSION, DOCKERD_TIMEOUT, PULL_TIMEOUT, TRIXIE_CLIENT_TAG, TRIXIE_NGINX_TAG, TRIXIE_JDKS_TAG, FOX_TOOLS (default

@@ -20,6 +20,6 @@ if [ "${1:-}" = release ]; then
   exit 0
 fi
 background docker '. tools/docker.sh && docker_engine_ready && compose_v2_ready && systemd_image_ready bookworm \
-  && systemd_image_ready trixie && pebble_ready >/dev/null \
+  && systemd_image_ready trixie && pebble_ready >/dev/null && pebble_challtestsrv_ready >/dev/null \
   && arm64_base_image_ready local/fox-debian-arm64:trixie-slim trixie && echo "prefetch: done"'
 background venv '. tools/venv.sh && echo "prefetch: venv done"'

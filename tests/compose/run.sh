@@ -7,6 +7,7 @@
 #     compose behaviour (test_images.py; test_stack.py, with the first blocks of docs/scaling.md and
 #     docs/own-pictures.md), then docs/monitoring.md's first block and its tests; the stack taken down
 #  4. the other journeys, each from a fresh clone (test_journeys.py): behind-a-proxy.md, compose.md
+#     (its certificate from Pebble on this host: issued, probed, renewed, kept, the placeholder)
 # Everything the run made goes, also on failure. CI=true makes a skipped test fail.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,6 +21,10 @@ docker_engine_ready
 compose_v2_ready
 base_image_ready debian:trixie-slim trixie
 trixie_client=$(trixie_client_ready)
+# Pebble and its DNS, Let's Encrypt's stand-ins for docs/compose.md's certificate (tests/compose/acme.py)
+PEBBLE_BIN=$(pebble_ready)
+PEBBLE_CHALLTESTSRV_BIN=$(pebble_challtestsrv_ready)
+export PEBBLE_BIN PEBBLE_CHALLTESTSRV_BIN
 apt_need caddy nginx sudo
 . tools/venv.sh
 for v in $(compgen -v AVATAR_) $(compgen -v COMPOSE_); do unset "$v"; done

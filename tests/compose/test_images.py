@@ -66,13 +66,21 @@ def test_the_nginx_image_runs_other_commands_without_settings_and_refuses_to_ser
         "nginx-entrypoint: AVATAR_HTTPS_PORT: not set (start Nginx with docker compose or docker stack deploy)"])
 
 
-@pytest.mark.parametrize("setting, value", [
-    ("AVATAR_HTTPS_PORT", "84x3"), ("AVATAR_IMAGES_MAX_AGE", "7d"), ("AVATAR_KEEPALIVE_TIMEOUT", "0"),
-    ("AVATAR_TLS_NAMES", "local/host"), ("AVATAR_ACCESS_LOG", "verbose"), ("AVATAR_TLS", "yes"),
-    ("AVATAR_REAL_IP_FROM", "10.0.0.1/8"), ("AVATAR_REAL_IP_FROM", "proxy.example"),
-    ("AVATAR_IMAGES_DIR", "/var/tmp")])
-def test_a_wrong_setting_is_one_line_naming_it(setting, value):
-    env = dict(os.environ, **{setting: value})
+ACME = {"AVATAR_ACME_EMAIL": "hostmaster@example.org", "AVATAR_TLS_NAMES": "avatar.example.org"}
+
+
+@pytest.mark.parametrize("setting, value, others", [
+    ("AVATAR_HTTPS_PORT", "84x3", {}), ("AVATAR_IMAGES_MAX_AGE", "7d", {}), ("AVATAR_KEEPALIVE_TIMEOUT", "0", {}),
+    ("AVATAR_TLS_NAMES", "local/host", {}), ("AVATAR_ACCESS_LOG", "verbose", {}), ("AVATAR_TLS", "yes", {}),
+    ("AVATAR_REAL_IP_FROM", "10.0.0.1/8", {}), ("AVATAR_REAL_IP_FROM", "proxy.example", {}),
+    ("AVATAR_IMAGES_DIR", "/var/tmp", {}),
+    # ACME: an address the CA can reach, for names it can reach, from a directory over HTTPS
+    ("AVATAR_ACME_EMAIL", "hostmaster", ACME), ("AVATAR_TLS_NAMES", "localhost 127.0.0.1 ::1", ACME),
+    ("AVATAR_TLS_NAMES", "avatar.example.org 192.0.2.7", ACME), ("AVATAR_TLS_NAMES", "*.example.org", ACME),
+    ("AVATAR_ACME_DIRECTORY", "http://acme.example.org/directory", ACME),
+    ("AVATAR_ACME_CA_FILE", str(ROOT / "LICENSE"), ACME), ("AVATAR_TLS_DIR", "/var/tmp", ACME)])
+def test_a_wrong_setting_is_one_line_naming_it(setting, value, others):
+    env = {**os.environ, **others, setting: value}
     done = compose("run", "--rm", "--no-deps", "-T", "nginx", env=env, check=False)
     errors = [line for line in done.stderr.splitlines() if line.startswith("nginx-entrypoint:")]
     assert done.returncode == 2 and len(errors) == 1 and setting in errors[0], done.stderr

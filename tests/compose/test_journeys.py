@@ -1,21 +1,22 @@
 """The compose journeys as their pages write them, each from a fresh clone of this tree (FOX_SNAPSHOT)
 in a directory of its own: docs/behind-a-proxy.md (its block, then Debian's Caddy running the page's
 Caddyfile and Debian's Nginx running the page's server block in front), and docs/compose.md (a
-public server on ports 443 and 80 of every address, then its own-certificate block). Run after the
-README's stack is down: they publish its ports."""
+public server on ports 443 and 80 of every address with its certificate from Pebble, Let's
+Encrypt's test server, on this host: tests/compose/acme.py; then its own-certificate block). Run
+after the README's stack is down: they publish its ports."""
 import os
 import re
 import shutil
 import socket
 import ssl
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import requests
 
+from acme import assert_acme_journey, free_port, pebble  # noqa: F401  (pebble: a fixture)
 from compose_helpers import ROOT, compose, containers, docblocks, inspect, logs, same_cert, served_certificate, wait_for
 
 NAME = "avatar.example.org"
@@ -30,26 +31,23 @@ def fenced(page, language):
     return text
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture()
 def journey(tmp_path, request):
     """Runs a page's block as written in a fresh directory; the project is taken down afterwards."""
     env = {"COMPOSE_PROJECT_NAME": f"fox-avatar-test-{os.getpid()}-{request.node.name[5:25].replace('_', '-')}"}
     ran = {}
 
-    def run(page, index=0, **kw):
+    def run(page, index=0, extra_env=None, **kw):
+        env.update(extra_env or {})
+        run.env.update(env)
         docblocks.run(page, index, cwd=ran.setdefault("cwd", tmp_path), env=env,
                       clone_from=os.environ["FOX_SNAPSHOT"], timeout=900, **kw)
         return tmp_path / "fox-avatar"
     run.env = dict(os.environ, **env)
     yield run
     if (tmp_path / "fox-avatar").exists():
-        compose("down", "-v", "--timeout", "5", env=run.env, cwd=tmp_path / "fox-avatar", check=False)
+        compose("down", "-v", "--timeout", "5", env=dict(run.env, COMPOSE_PROFILES="monitoring"),
+                cwd=tmp_path / "fox-avatar", check=False)
 
 
 def through(port, path="/", ca=None, source=VISITOR):
@@ -139,27 +137,29 @@ def certificate(directory, serial):
     return live / "fullchain.pem"
 
 
-def test_a_public_server_as_compose_md_writes_it(journey, tmp_path_factory):
+def test_a_public_server_as_compose_md_writes_it(journey, pebble, tmp_path_factory):
     for port in (443, 80):
         if socket.socket().connect_ex(("127.0.0.1", port)) == 0:
             pytest.fail(f"port {port} is taken on this machine: the page's server needs it")
-    checkout = journey("docs/compose.md", hosts={NAME: "127.0.0.1"})
+    # Pebble in Let's Encrypt's place: the page's settings, the test's CA given by the environment
+    checkout = journey("docs/compose.md", hosts={NAME: "127.0.0.1"}, extra_env={
+        "AVATAR_ACME_DIRECTORY": pebble.directory, "AVATAR_ACME_CA_FILE": str(pebble.ca_file),
+        "CURL_CA_BUNDLE": str(pebble.root)})
     # every address of both families, HTTP sent to HTTPS, HTTP/3 on the same port's UDP
     for host in ("127.0.0.1", "[::1]"):
         r = requests.get(f"https://{host}/", verify=False, allow_redirects=False, timeout=5)
         assert r.status_code == 302 and r.headers["Alt-Svc"].startswith('h3=":443"'), (host, r.headers)
     r = requests.get("http://127.0.0.1/?s=64", headers={"Host": NAME}, allow_redirects=False, timeout=5)
     assert (r.status_code, r.headers["Location"]) == (308, f"https://{NAME}/?s=64")
+    # the certificate: issued, probed, renewed under load, kept through down and up, the placeholder
+    assert_acme_journey(checkout, journey.env, pebble, NAME, lambda: through(443, ca=str(pebble.root), source="127.0.0.1"))
 
-    # the own certificate: the page's files made by a test CA, where the page copies them from
-    letsencrypt = tmp_path_factory.mktemp("letsencrypt")
+    # the own certificate: the page's files, made by a test CA, in the home directory the page copies from
+    letsencrypt = tmp_path_factory.mktemp("own")
     fullchain = certificate(letsencrypt, "one")
+    home = fullchain.parent
     shutil.which("sudo") or pytest.fail("sudo is missing (tests/compose/run.sh installs it)")
-    unshare = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-               f'mkdir -p /etc/letsencrypt && mount --bind {letsencrypt} /etc/letsencrypt && exec "$@"', "-"]
-    done = subprocess.run([*unshare, sys.executable, str(ROOT / "tests/lib/docblocks.py"), "run", "docs/compose.md",
-                           "1", "--cwd", str(checkout)], env=journey.env, timeout=300)
-    assert done.returncode == 0
+    docblocks.run("docs/compose.md", 1, cwd=checkout, env=dict(journey.env, HOME=str(home)), timeout=300)
     assert same_cert(served_certificate(443, NAME), fullchain.read_text())
     assert through(443, ca=str(letsencrypt / "ca.pem"), source="127.0.0.1")[0] == 302
 
@@ -171,9 +171,10 @@ def test_a_public_server_as_compose_md_writes_it(journey, tmp_path_factory):
     (nginx,) = containers("nginx", env=env, cwd=checkout)
     started = inspect(nginx)["State"]["StartedAt"]
     renewed = certificate(letsencrypt, "two")
-    done = subprocess.run([*unshare, "bash", "-euo", "pipefail", "-c",
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c",
                            "\n".join(line for line in docblocks.blocks("docs/compose.md")[1].splitlines()
-                                     if line.startswith("sudo install"))], cwd=checkout, timeout=60)
+                                     if line.startswith("sudo install"))],
+                          cwd=checkout, env=dict(journey.env, HOME=str(home)), timeout=60)
     assert done.returncode == 0
     wait_for("the renewed certificate served", lambda: same_cert(served_certificate(443, NAME), renewed.read_text()),
              timeout=20)

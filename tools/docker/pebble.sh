@@ -4,6 +4,9 @@
 #
 #   pebble_ready                         installs Pebble PEBBLE_VERSION (v2.10.1) from its Go module
 #       into $FOX_TOOLS/pebble-VERSION/, prints the binary path and exports PEBBLE_BIN.
+#   pebble_challtestsrv_ready            installs pebble-challtestsrv (the same module and version:
+#       Pebble's DNS for tests, every name to an address of one's choice) beside it, prints its path
+#       and exports PEBBLE_CHALLTESTSRV_BIN.
 #   pebble_certs_dir                     prints Pebble's test/certs dir in the Go module cache:
 #       pebble.minica.pem (root that signed localhost/), localhost/cert.pem, localhost/key.pem
 #       (SANs localhost, pebble, 127.0.0.1; valid to 2027-10). Its sample config is ../config/
@@ -28,6 +31,25 @@ _dk_pebble_build() {
   GOBIN=$(dirname "$bin") nice go install -ldflags "-X main.version=$PEBBLE_VERSION" \
       "github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION" \
     || _dk_die "go install github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION failed"
+}
+
+pebble_challtestsrv_ready() {
+  local bin="$FOX_TOOLS/pebble-$PEBBLE_VERSION/pebble-challtestsrv"
+  if [ ! -x "$bin" ]; then
+    _dk_locked pebble _dk_challtestsrv_build "$bin" || return 1
+  fi
+  PEBBLE_CHALLTESTSRV_BIN=$bin
+  export PEBBLE_CHALLTESTSRV_BIN
+  echo "$bin"
+}
+_dk_challtestsrv_build() {
+  local bin=$1
+  [ -x "$bin" ] && return 0
+  _dk_go_ready 24 || return 1
+  _dk_log "installing pebble-challtestsrv $PEBBLE_VERSION from its Go module"
+  mkdir -p "$(dirname "$bin")"
+  GOBIN=$(dirname "$bin") nice go install "github.com/letsencrypt/pebble/v2/cmd/pebble-challtestsrv@$PEBBLE_VERSION" \
+    || _dk_die "go install github.com/letsencrypt/pebble/v2/cmd/pebble-challtestsrv@$PEBBLE_VERSION failed"
 }
 
 pebble_certs_dir() {
