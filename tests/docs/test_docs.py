@@ -161,7 +161,7 @@ def make_names(text):
     spans, blocks = code(text)
     for chunk in spans + blocks:
         for line in chunk.splitlines():
-            if "apt-get install" not in line:  # there make is a package
+            if not re.search(r"\bapt(-get)? install\b", line):  # there make is a package
                 yield from (m.group(2) for m in MAKE.finditer(line))
 
 
