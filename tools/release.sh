@@ -73,7 +73,7 @@ version=${VERSION:-} registry=${REGISTRY:-}
 [[ $version =~ ^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$ ]] \
   || die "VERSION: not X.Y.Z (three numbers, no leading zero, e.g. VERSION=1.1.0): '$version'"
 [[ $registry =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?$ ]] \
-  || die "REGISTRY: not HOST or HOST:PORT of a Docker registry (e.g. REGISTRY=registry.example.org:5000): '$registry'"
+  || die "REGISTRY: not HOST or HOST:PORT of a Docker registry (e.g. REGISTRY=registry.example:5000): '$registry'"
 [ -z "$(git status --porcelain)" ] \
   || die "the working tree is not clean (git status --porcelain lists $(git status --porcelain | wc -l) paths): commit or stash first"
 git var GIT_AUTHOR_IDENT >/dev/null 2>&1 && git var GIT_COMMITTER_IDENT >/dev/null 2>&1 \

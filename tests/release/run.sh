@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test-release: docs/releases.md run as written (tests/lib/docblocks.py), against a real registry
-# on this machine under the page's name, registry.example.org:5000:
+# on this machine under the page's name, registry.example:5000:
 #  1. the first block: a clone of this working tree, `make release VERSION=1.0.0` there, and 1.0.0
 #     installed from the registry with compose in that checkout; the release's artifacts, CHANGELOG.md,
 #     galaxy.yml, the commit and tag, the registry's amd64+arm64 lists; its refusals (no git identity too)
@@ -36,7 +36,7 @@ apt_need curl git ca-certificates
 registry_image=$(swarm_registry_ready)
 
 page=docs/releases.md
-reg=registry.example.org:5000
+reg=registry.example:5000
 id=fox-release-$$
 tmp=$(mktemp -d /tmp/fox-release.XXXXXX)
 repo=$tmp/maintainer/fox-avatar server=$tmp/server
@@ -75,7 +75,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 ! ss -Hltn 'sport = :5000' | grep -q . || fail "port 5000 is taken here: the page's registry needs it"
-echo "127.0.0.1 registry.example.org $hosts_mark" >>/etc/hosts
+echo "127.0.0.1 registry.example $hosts_mark" >>/etc/hosts
 docker run -d --name "$id-registry" -p 127.0.0.1:5000:5000 "$registry_image" >/dev/null
 poll 30 curl -fsS -o /dev/null "http://$reg/v2/" || fail "the registry at $reg does not answer /v2/"
 ok "registry (Debian's docker-registry) at $reg"
