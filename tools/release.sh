@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # make release VERSION=X.Y.Z REGISTRY=HOST[:PORT]   (docs/releases.md)
-#  1. refusals, one line each and exit 1: a malformed VERSION or REGISTRY, a dirty tree, a version
-#     already released (its tag, or its images in the registry), an empty [Unreleased] in CHANGELOG.md
+#  1. refusals, one line each and exit 1, before anything changes: a malformed VERSION or REGISTRY, a
+#     dirty tree, no git identity for the commit, a version already released (its tag, or its images
+#     in the registry), a registry it cannot read, an empty [Unreleased] in CHANGELOG.md
 #  2. ansible/galaxy.yml's version (its one owner) and CHANGELOG.md's [Unreleased] -> [X.Y.Z] - date
-#  3. dist/X.Y.Z/: the jar, the collection, IMAGES (names with digests), SHA256SUMS
+#  3. dist/X.Y.Z/: the jar, the collection
 #  4. both images for linux/amd64 and linux/arm64 (the arm64 base's steps under qemu-user-static; the
-#     architecture-free stages native), pushed as NAME:X.Y.Z-ARCH, then one multi-architecture tag each
-#  5. the commit "Release X.Y.Z" and the annotated tag vX.Y.Z
-# A failure before step 5 puts CHANGELOG.md and galaxy.yml back.
+#     architecture-free stages native), built, nothing pushed yet
+#  5. the commit "Release X.Y.Z" and the annotated tag vX.Y.Z (local: nothing has left the machine)
+#  6. the pushes: NAME:X.Y.Z-ARCH, then one multi-architecture tag each; dist/X.Y.Z/IMAGES and SHA256SUMS
+# A failure before step 5 puts CHANGELOG.md and galaxy.yml back. A failure in step 6 (the registry
+# refused a push) leaves the commit and the tag: the same command again, run on that commit, builds
+# from the cache, pushes and finishes the release (it resumes when HEAD is the tag vX.Y.Z and the
+# registry lacks either image's X.Y.Z).
 #
 # tools/release.sh warm: step 4's four builds from this tree and app/target/avatar.jar, nothing pushed or
 # changed, at a low CPU weight, so that a later release of the same files finds them in Docker's build
@@ -68,13 +73,11 @@ version=${VERSION:-} registry=${REGISTRY:-}
 [[ $version =~ ^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$ ]] \
   || die "VERSION: not X.Y.Z (three numbers, no leading zero, e.g. VERSION=1.1.0): '$version'"
 [[ $registry =~ ^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?$ ]] \
-  || die "REGISTRY: not HOST or HOST:PORT of a Docker registry (e.g. REGISTRY=registry.example.org:5000): '$registry'"
+  || die "REGISTRY: not HOST or HOST:PORT of a Docker registry (e.g. REGISTRY=registry.example:5000): '$registry'"
 [ -z "$(git status --porcelain)" ] \
   || die "the working tree is not clean (git status --porcelain lists $(git status --porcelain | wc -l) paths): commit or stash first"
-! git rev-parse -q --verify "refs/tags/v$version" >/dev/null \
-  || die "VERSION: $version is already released (the tag v$version exists)"
-awk '/^## \[Unreleased\]/{on=1; next} on && /^## /{exit} on && /[^[:space:]]/{found=1} END{exit !found}' CHANGELOG.md \
-  || die "CHANGELOG.md: the [Unreleased] section is empty: say what $version changes first"
+git var GIT_AUTHOR_IDENT >/dev/null 2>&1 && git var GIT_COMMITTER_IDENT >/dev/null 2>&1 \
+  || die "git has no identity for the commit 'Release $version': git config --global user.name 'NAME'; git config --global user.email ADDRESS"
 
 insecure=()
 case $(getent ahostsv4 "${registry%:*}" | awk 'NR == 1 { print $1 }') in 127.*) insecure=(--insecure) ;; esac
@@ -85,13 +88,28 @@ jar=avatar-$version.jar collection=fox_avatar-deploy-$version.tar.gz
 
 # The registry's side of "already released" (a Docker engine for docker's own client configuration).
 docker_engine_ready
+pushed=0
 for image in "$app" "$nginx"; do
   if out=$(docker manifest inspect "${insecure[@]}" "$image:$version" 2>&1); then
-    die "VERSION: $version is already released ($image:$version is in the registry)"
+    pushed=$((pushed + 1))
+  else
+    grep -qiE 'no such manifest|not found|manifest unknown' <<<"$out" \
+      || die "REGISTRY: cannot read $image:$version there: $(tail -n1 <<<"$out")"
   fi
-  grep -qiE 'no such manifest|not found|manifest unknown' <<<"$out" \
-    || die "REGISTRY: cannot read $image:$version there: $(tail -n1 <<<"$out")"
 done
+# A run that failed while pushing left its commit and tag: on that commit, with the registry's lists
+# incomplete, this run finishes it.
+resume=0
+if git rev-parse -q --verify "refs/tags/v$version" >/dev/null; then
+  [ "$pushed" -lt 2 ] && [ "$(git rev-parse "v$version^{commit}")" = "$(git rev-parse HEAD)" ] \
+    || die "VERSION: $version is already released (the tag v$version exists)"
+  resume=1
+  step "resuming $version: the commit and tag v$version are here, the registry lacks its images"
+else
+  [ "$pushed" -eq 0 ] || die "VERSION: $version is already released ($app:$version is in the registry)"
+  awk '/^## \[Unreleased\]/{on=1; next} on && /^## /{exit} on && /[^[:space:]]/{found=1} END{exit !found}' CHANGELOG.md \
+    || die "CHANGELOG.md: the [Unreleased] section is empty: say what $version changes first"
+fi
 
 step "prerequisites: the base images (amd64, arm64), qemu-user-static, Maven, ansible-galaxy"
 bases
@@ -101,20 +119,32 @@ if ! command -v ansible-galaxy >/dev/null; then
   . tools/venv.sh
 fi
 
-step "the version: ansible/galaxy.yml, CHANGELOG.md"
-restore() { git checkout -q -- CHANGELOG.md ansible/galaxy.yml; }
+# The images' revision: the commit the release is made from (the one before "Release X.Y.Z")
+revision=$(git rev-parse HEAD)
+[ "$resume" = 0 ] || revision=$(git rev-parse HEAD~1)
+phase=files
+[ "$resume" = 0 ] || phase=committed
 on_exit() {
   local rc=$?
-  [ $rc -eq 0 ] || { restore; echo "release: $version FAILED (exit $rc); CHANGELOG.md and galaxy.yml put back" >&2; }
+  [ $rc -ne 0 ] || return 0
+  case $phase in
+    files) git checkout -q -- CHANGELOG.md ansible/galaxy.yml
+           echo "release: $version FAILED (exit $rc) before its commit; CHANGELOG.md and galaxy.yml put back" >&2 ;;
+    *) echo "release: $version FAILED (exit $rc) after its commit; the commit and tag v$version are made:" \
+            "run the same make release again on this commit to finish it" >&2 ;;
+  esac
 }
 trap on_exit EXIT
-sed -i -E "s/^version: .*/version: $version/" ansible/galaxy.yml
-grep -qx "version: $version" ansible/galaxy.yml || die "ansible/galaxy.yml: no 'version:' line to set"
-today=$(date -u +%F)
-sed -i "0,/^## \[Unreleased\]\$/s//## [Unreleased]\n\n## [$version] - $today/" CHANGELOG.md
-grep -qx "## \[$version\] - $today" CHANGELOG.md || die "CHANGELOG.md: no '## [Unreleased]' line to move"
+if [ "$resume" = 0 ]; then
+  step "the version: ansible/galaxy.yml, CHANGELOG.md"
+  sed -i -E "s/^version: .*/version: $version/" ansible/galaxy.yml
+  grep -qx "version: $version" ansible/galaxy.yml || die "ansible/galaxy.yml: no 'version:' line to set"
+  today=$(date -u +%F)
+  sed -i "0,/^## \[Unreleased\]\$/s//## [Unreleased]\n\n## [$version] - $today/" CHANGELOG.md
+  grep -qx "## \[$version\] - $today" CHANGELOG.md || die "CHANGELOG.md: no '## [Unreleased]' line to move"
+fi
 
-step "$dist: the jar, the collection, checksums"
+step "$dist: the jar, the collection"
 rm -rf "$dist" && mkdir -p "$dist"
 log=$(mktemp)
 mvn -B -q -Dstyle.color=never -Dmaven.test.skip=true clean package >"$log" 2>&1 \
@@ -130,13 +160,25 @@ for name in app nginx; do
     base=debian:trixie-slim
     [ "$arch" = amd64 ] || base=$arm64_base
     build "$name" "$arch" "$base" "$registry/fox-avatar/$name:$version-$arch" "$dist/$jar" \
-      --label "org.opencontainers.image.version=$version" --label "org.opencontainers.image.revision=$(git rev-parse HEAD)"
-    docker push -q "$registry/fox-avatar/$name:$version-$arch" >/dev/null
+      --label "org.opencontainers.image.version=$version" --label "org.opencontainers.image.revision=$revision"
   done
 done
 flock -u 8
 
-step "the multi-architecture tags"
+if [ "$resume" = 0 ]; then
+  step "the commit 'Release $version' and the tag v$version"
+  git add CHANGELOG.md ansible/galaxy.yml
+  git commit -q -m "Release $version"
+  git tag -a -m "fox-avatar $version" "v$version"
+fi
+phase=committed
+
+step "the pushes, then the multi-architecture tags"
+for name in app nginx; do
+  for arch in amd64 arm64; do
+    docker push -q "$registry/fox-avatar/$name:$version-$arch" >/dev/null
+  done
+done
 : >"$dist/IMAGES"
 for image in "$app" "$nginx"; do
   docker manifest rm "$image:$version" >/dev/null 2>&1 || true
@@ -148,11 +190,6 @@ for image in "$app" "$nginx"; do
   echo "$image:$version@$digest" >>"$dist/IMAGES"
 done
 (cd "$dist" && sha256sum "$jar" "$collection" IMAGES >SHA256SUMS && sha256sum --quiet -c SHA256SUMS)
-
-step "the commit 'Release $version' and the tag v$version"
-git add CHANGELOG.md ansible/galaxy.yml
-git commit -q -m "Release $version"
-git tag -a -m "fox-avatar $version" "v$version"
 trap - EXIT
 step "released $version"
 cat "$dist/IMAGES"

@@ -255,7 +255,22 @@ def section(res):
         lines += ["", f"Where the JVM's RSS goes in the container at {res['reference_mib']} MiB (its last start, "
                       f"`/proc/PID/smaps`; the JDK 17 figures with NMT's summary are in the tuning section):", "",
                   footprint.tables({"mappings": ref_maps}, nmt=False)]
-    return "\n".join(lines) + "\n\n" + targets_check(res)
+    return "\n".join(lines) + "\n\n" + smallest_note(res)
+
+
+def smallest_note(res):
+    """What the smallest limit did, in words: the project's target for it is the console's (bench.py)."""
+    hi = str(max(res["concurrency"]))
+    ref = next((x for x in res["limits"] if x["mib"] == res["reference_mib"]), None)
+    low = next((x for x in res["limits"] if x["mib"] == res["target_mib"]), None)
+    if not (ref and low and ref["conc"].get(hi)):
+        return ""
+    if not low["conc"].get(hi):
+        return (f"At {res['target_mib']} MiB the app did not answer within a minute of its start "
+                f"({low['oom_kills']} OOM kills): give it more.")
+    r = low["conc"][hi]["rps"] / ref["conc"][hi]["rps"] if ref["conc"][hi]["rps"] else 0
+    return (f"At {res['target_mib']} MiB it answered {r:.2f}× the req/s at {res['reference_mib']} MiB (c={hi}), "
+            f"{low['oom_kills']} OOM kills.")
 
 
 def targets_check(res):

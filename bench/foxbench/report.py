@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from . import charts, identities, jdks, limits, sections, soak_report, tls_connections
+from . import charts, identities, jdks, limits, sections, soak_report, summary, tls_connections
 from .settings import DOCS, RAW
 from .processes import log
 
@@ -20,6 +20,7 @@ SECTIONS = {"results": ("bench:results", sections.results_section, charts.result
             "identities": ("bench:identities", identities.section, None, None),
             "partial": ("bench:partial", sections.partial_section, None, None),
             "connections": ("bench:connections", tls_connections.section, None, None)}
+SUMMARY = "bench:summary"   # "What one core serves", from every mode's raw results (summary.py)
 
 
 def save_raw(path, key, data):
@@ -64,6 +65,11 @@ def render(raw, doc, work=None, png_dir=None, keys=None):
             chart(raw[key], Path(work) / png, Path(work))
             if png_dir:
                 shutil.copy(Path(work) / png, Path(png_dir) / png)
+    # the opening summary quotes several modes: rendered again whenever any of them is
+    text = replace_between(doc.read_text(), SUMMARY, summary.summary_section(raw))
+    if text is None:
+        raise ValueError(f"{doc}: <!-- {SUMMARY}:begin/end --> markers missing")
+    doc.write_text(text)
     return bodies
 
 

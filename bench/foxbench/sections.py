@@ -4,7 +4,7 @@ the charts; rows.py says which row is which)."""
 import re
 
 from . import footprint
-from .rows import ACCEPT, AVATAR, GRAVATAR, IMAGE, PLAIN, avatar_request, plain, ratio, request_note, row
+from .rows import ACCEPT, AVATAR, GRAVATAR, avatar_request, plain, ratio, request_note, row
 
 
 
@@ -143,64 +143,23 @@ php-fpm + Nginx), each candidate alone on the machine after one run at the highe
 {avatar_method(results)}{table(results)}
 
 {trixie_note(results)}![benchmark chart](bench.png)
-{capacity_section(results)}{avatar_bytes_section(results.get("avatar_bytes"))}
-### Targets
-
-{targets_check(results)}
-"""
-
-
-# What docs/scaling.md plans with: the sidecar alone, the full HTTPS stack and the images, each
-# (candidate key, protocol, kind of request, what it is).
-CAPACITY = [("sidecar", "HTTP/1.1", PLAIN, "The sidecar alone, `/`"),
-            ("sidecar", "HTTP/1.1", AVATAR, "The sidecar alone, the avatar URL + `Accept`"),
-            ("stack", "HTTPS/1.1", PLAIN, "Full HTTPS stack, `/` (Nginx -> sidecar)"),
-            ("stack", "HTTPS/2", PLAIN, "Full HTTPS stack, `/` (Nginx -> sidecar)"),
-            ("stack", "HTTPS/1.1", IMAGE, "The images: Nginx serving a content-addressed file"),
-            ("stack", "HTTPS/2", IMAGE, "The images: Nginx serving a content-addressed file")]
-
-
-def capacity_section(results):
-    """Requests per second per server core, for the rows docs/scaling.md plans with, at the highest
-    concurrency: the measured rate divided by the server processes' CPU share during it (server CPU, the
-    table's column), so that a run where the server did not get its whole core is not understated. Empty
-    for raw results without any of those rows."""
-    hi = max(results["concurrency"])
-    lines = []
-    for key, proto, which, what in CAPACITY:
-        r = row(results, key, proto, which)
-        s = (r or {}).get("conc", {}).get(str(hi))
-        if not s:
-            continue
-        per_core = s["rps"] / s["server_cpu"] if s.get("server_cpu") else None
-        tool = next((f" ({t})" for t in ("h2load", "oha") if t in r["tool"]), "")
-        request = f"`{avatar_request(r)}`" + (" + `Accept`" if r.get("headers") else "")
-        lines.append(f"| {what} | {proto}{tool} | {request} | {fmt_int(s['rps'])} | {s['server_cpu']:.0%} "
-                     f"| **{fmt_int(per_core)}** |")
-    if not lines:
-        return ""
-    return "\n" + "\n".join([
-        "### Capacity per core", "",
-        f"What one server core answers, keep-alive, at c={hi}: the measured req/s divided by the server "
-        f"processes' CPU share during the run (*server CPU*; in the full stack Nginx and the sidecar share the "
-        f"core, the images use Nginx alone). [docs/scaling.md](scaling.md) plans cores and nodes with these.",
-        "", f"| What | Protocol | Request | req/s c={hi} | server CPU | req/s per server core |",
-        "|---|---|---|--:|--:|--:|", *lines]) + "\n"
+{avatar_bytes_section(results.get("avatar_bytes"))}"""
 
 
 def partial_section(results):
-    """A partial run (BENCH_ONLY=...): its table and capacity per core, under its own machine line; no targets
-    (they compare candidates the run may have left out)."""
+    """A partial run (BENCH_ONLY=...): its table under its own machine line; nothing the page's summary quotes
+    (its candidates ran without the others, on another day)."""
     m = results["machine"]
     only = ", ".join(f"`{k}`" for k in results.get("only") or [])
     return f"""{generated_by(f"BENCH_ONLY={','.join(results.get('only') or [])} make bench", results, SMOKE_RESULTS_NOTE)}
 
 A partial run: only the candidates {only}, in the same rounds as each other ({results['rounds']} rounds of
-{results['duration_s']} s after a warm-up, medians), by the method above; not the same run as the results
-above (compare the dates). Machine: {machine_line(m)}.
+{results['duration_s']} s after a warm-up, medians), by the method above. It is not the full run: another
+day, and possibly another host under another load, so compare its rows with each other only; the page's
+figures come from the full run. Machine: {machine_line(m)}.
 
 {table(results)}
-{capacity_section(results)}"""
+"""
 
 
 def trixie_note(results):
@@ -230,9 +189,8 @@ def avatar_method(results):
     accept = f"Chromium's image `Accept: {av['headers'].get('Accept', '')}`"
     answer = f"the avatar URL answered `302` to `{av['location']}`.\n\n"
     return (f"The sidecar has three rows, one server, the same rounds: the plain `/` (no header), `/` + `Accept` "
-            f"({accept}) and {url} + the same `Accept`. The Targets compare the avatar URL with `/` + "
-            f"`Accept`: same header, so the ratio is the cost of the query and the keyed pick, not of reading "
-            f"a bigger request; {answer}")
+            f"({accept}) and {url} + the same `Accept`. The avatar URL against `/` + `Accept` (the same header) is "
+            f"the cost of the query and the keyed pick, not of reading a bigger request; {answer}")
 
 
 def avatar_bytes_section(b):
@@ -242,7 +200,7 @@ def avatar_bytes_section(b):
     bf, af = b["before"], b["after"]
     way = [("`/` and the 256 px PNG", "`GET /` → `302` → `/Renard-N.png`", bf),
            ("The avatar URL", f"`GET /?s={b['size']}&u=KEY` → `302` → its `Location`", af)]
-    lines = [f"### Bytes to show a {b['size']} px avatar", "",
+    lines = [f"#### Bytes to show a {b['size']} px avatar", "",
              f"Measured through the full stack (our Nginx over HTTPS, the sidecar behind it): {b['samples']} page "
              f"loads each way, each a fresh TLS connection carrying the `302` and the image, both requests with "
              f"Chromium's `Accept`, a different key (or a random fox) each time; medians, each column its own "

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # make test-ansible-specs (no hosts): ansible-lint's production profile reports nothing, as
 # ansible/README.md says to run it; every role's argument spec documents exactly its defaults/main.yml
-# (each variable, its default), and ansible-doc shows them; the collection's tarball builds, and its
+# (each variable, its default), and ansible-doc shows them; docs/ansible.md's inventories (its YAML
+# blocks that start with `all:`, one with the group monitoring) read by ansible-inventory, naming only
+# the roles' variables, each host's values passing every role's argument spec (validate_argument_spec,
+# on this machine); the collection's tarball builds, and its
 # copy of images/identities.py names the same drawing as the repository's.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,6 +45,65 @@ for dir in ansible/roles/*/; do
     | tr ' ' '\n' | while read -r var; do grep -Eq -- "^(- | +)$var( |\$)" "$WORK/$role.txt" || echo "$var"; done)
   check "ansible-doc -t role $role shows every variable${missing:+ (missing: $missing)}" test -z "$missing"
 done
+
+section "the docs' inventories: docs/ansible.md's YAML blocks that are inventories, as Ansible reads them"
+python - "$WORK/inventories" <<'PY' || fail "docs/ansible.md's inventory blocks could not be extracted"
+import re, sys
+from pathlib import Path
+out = Path(sys.argv[1]); out.mkdir()
+blocks = re.findall(r"^```yaml\n(all:\n.*?)^```", Path("docs/ansible.md").read_text(), re.S | re.M)
+for i, b in enumerate(blocks):
+    (out / f"inventory-{i}.yml").write_text(b)
+print(f"{len(blocks)} inventories in docs/ansible.md")
+# each role's options without their defaults (templates, which the validation would type-check as set)
+import yaml
+def bare(options):
+    return {k: {a: (bare(b) if a == "options" else b) for a, b in v.items() if a != "default"} for k, v in options.items()}
+for spec in Path("ansible/roles").glob("*/meta/argument_specs.yml"):
+    options = yaml.safe_load(spec.read_text())["argument_specs"]["main"]["options"]
+    (out / f"{spec.parent.parent.name}.spec.yml").write_text(yaml.safe_dump(bare(options)))
+PY
+cat >"$WORK/validate.yml" <<'YAML'
+# Every role's argument spec (its main entry point) against every host's variables, on this machine.
+- name: The docs' inventory against the roles' argument specs
+  hosts: all
+  connection: local
+  gather_facts: false
+  tasks:
+    - name: Validate against each role's main entry point
+      ansible.builtin.validate_argument_spec:
+        argument_spec: "{{ lookup('file', playbook_dir ~ '/inventories/' ~ item ~ '.spec.yml') | from_yaml }}"
+      loop: [fox_avatar_app, fox_avatar_images, fox_avatar_nginx, fox_avatar_tls, fox_avatar_monitoring]
+YAML
+for inv in "$WORK"/inventories/inventory-*.yml; do
+  name="docs/ansible.md's $(basename "$inv" .yml)"
+  check "$name: ansible-inventory reads it, with no warning" \
+    sh -c '! ansible-inventory -i "$1" --list 2>&1 >/dev/null | grep -q .' - "$inv"
+  check "$name: every fox_avatar_* variable it sets is a role's option" python - "$inv" <<'PY'
+import sys, yaml
+from pathlib import Path
+known = set()
+for spec in Path("ansible/roles").glob("*/meta/argument_specs.yml"):
+    for entry in yaml.safe_load(spec.read_text())["argument_specs"].values():
+        known |= set(entry.get("options") or {})
+def names(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if isinstance(k, str) and k.startswith("fox_avatar_"):
+                yield k
+            yield from names(v)
+unknown = sorted(set(names(yaml.safe_load(Path(sys.argv[1]).read_text()))) - known)
+print("unknown:", unknown) if unknown else None
+sys.exit(1 if unknown else 0)
+PY
+  check "$name: every host's variables pass every role's argument spec" \
+    ansible-playbook -i "$inv" "$WORK/validate.yml"
+done
+if grep -q "^    monitoring:" "$WORK"/inventories/inventory-*.yml; then
+  pass "docs/ansible.md shows an inventory with the group monitoring"
+else
+  fail "docs/ansible.md shows an inventory with the group monitoring"
+fi
 
 section "the collection's tarball"
 check "ansible-galaxy collection build ansible/" ansible-galaxy collection build ansible/ --output-path "$WORK/dist"

@@ -161,7 +161,7 @@ def make_names(text):
     spans, blocks = code(text)
     for chunk in spans + blocks:
         for line in chunk.splitlines():
-            if "apt-get install" not in line:  # there make is a package
+            if not re.search(r"\bapt(-get)? install\b", line):  # there make is a package
                 yield from (m.group(2) for m in MAKE.finditer(line))
 
 
@@ -293,3 +293,34 @@ def test_the_checks_can_fail(tmp_path):
     assert issue_refs("fixed in issue 45, see #12 and [x](#10-000-browsers), &#39;") == ["issue 45", "#12"]
     assert diary_lines("## [1.0.0] - 2026-12-01\nOn 2026-11-27 make test passed in 35:05.\n") == [
         "On 2026-11-27 make test passed in 35:05."]
+
+
+# A file a doc has its reader write into the checkout: a shell redirection (`> .env`, `>> .env`,
+# `cat > ansible/inventory.yml`), `mkdir -p certs`, a `LIST=` file, a setting naming `./FILE`.
+WRITTEN = re.compile(r"(?:(?:^|\s)(?:>>?|mkdir -p|LIST=)\s*|=\./)([A-Za-z0-9_.][A-Za-z0-9_./-]*)")
+
+
+def written_in_checkout(text):
+    spans, blocks = code(text)
+    for chunk in spans + blocks:
+        for line in chunk.splitlines():
+            for m in WRITTEN.finditer(line):
+                name = m.group(1).rstrip(".")
+                if name and name != "&1":
+                    yield name + ("/" if "mkdir" in m.group(0) or name == "certs" else "")
+            if "docker-compose.override.yml" in line:
+                yield "docker-compose.override.yml"
+
+
+@pytest.mark.parametrize("doc", [d for d in docs() if d == "README.md" or d.startswith("docs/")])
+def test_files_the_docs_have_readers_write_into_the_checkout_are_ignored(doc):
+    """`git add .` must not take an owner's settings, keys, lists or inventories: git's own answer."""
+    names = sorted(set(written_in_checkout((ROOT / doc).read_text())))
+    tracked = set(repo_files())
+    names = [n for n in names if n not in tracked and not n.startswith(("dev/", "tmp/"))]
+    if not names:
+        return
+    done = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "--no-index", "--stdin", "-v", "-n"],
+                          input="\n".join(names) + "\n", capture_output=True, text=True)
+    unignored = [line.split("\t")[1] for line in done.stdout.splitlines() if line.startswith("::\t")]
+    assert unignored == [], f"{doc} has readers write these into the checkout, and .gitignore lets git add them"

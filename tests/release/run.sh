@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # make test-release: docs/releases.md run as written (tests/lib/docblocks.py), against a real registry
-# on this machine under the page's name, registry.example.org:5000:
-#  1. "Make a release": `make release VERSION=1.0.0` in a clone of this working tree; its artifacts,
-#     CHANGELOG.md, galaxy.yml, the commit and tag, the registry's amd64+arm64 lists; its refusals
-#  2. the first block: 1.0.0 installed with compose from the registry, answering a 302 to an image
-#  3. "Upgrade": 1.1.0 released, then the page's upgrade block: the new images running
+# on this machine under the page's name, registry.example:5000:
+#  1. the first block: a clone of this working tree, `make release VERSION=1.0.0` there, and 1.0.0
+#     installed from the registry with compose in that checkout; the release's artifacts, CHANGELOG.md,
+#     galaxy.yml, the commit and tag, the registry's amd64+arm64 lists; its refusals (no git identity too)
+#  2. "Install on a server": the tag cloned from the maintainer's repository, 1.0.0 from the registry
+#  3. "Upgrade": 1.1.0 released, its pushes refused once (the registry read-only: the commit and tag
+#     stay, the same command again finishes it), then the page's upgrade block: the new images running
 #  4. the same release for arm64: both images pulled for linux/arm64 and run by compose under qemu (with
 #     room for the emulator: tests/release/run.sh's override)
 # The registry's name resolves for this machine's Docker engine (an /etc/hosts line, removed at the end:
@@ -16,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 t0=$SECONDS
+first_day=$(date -u +%F)
 step() { printf '\n== release: %s (%ss)\n' "$*" "$((SECONDS - t0))"; }
 passed=0
 ok() { passed=$((passed + 1)); echo "ok   $*"; }
@@ -33,7 +36,7 @@ apt_need curl git ca-certificates
 registry_image=$(swarm_registry_ready)
 
 page=docs/releases.md
-reg=registry.example.org:5000
+reg=registry.example:5000
 id=fox-release-$$
 tmp=$(mktemp -d /tmp/fox-release.XXXXXX)
 repo=$tmp/maintainer/fox-avatar server=$tmp/server
@@ -51,6 +54,7 @@ export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
 
 cleanup() {
   local rc=$?
+  [ ! -f "$repo/docker-compose.yml" ] || (cd "$repo" && docker compose down -v --remove-orphans >/dev/null 2>&1) || true
   if [ -f "$server/fox-avatar/docker-compose.yml" ]; then
     [ $rc -eq 0 ] || (cd "$server/fox-avatar" && docker compose logs --tail 30 >&2) || true
     (cd "$server/fox-avatar" && docker compose down -v --remove-orphans >/dev/null 2>&1) || true
@@ -71,7 +75,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 ! ss -Hltn 'sport = :5000' | grep -q . || fail "port 5000 is taken here: the page's registry needs it"
-echo "127.0.0.1 registry.example.org $hosts_mark" >>/etc/hosts
+echo "127.0.0.1 registry.example $hosts_mark" >>/etc/hosts
 docker run -d --name "$id-registry" -p 127.0.0.1:5000:5000 "$registry_image" >/dev/null
 poll 30 curl -fsS -o /dev/null "http://$reg/v2/" || fail "the registry at $reg does not answer /v2/"
 ok "registry (Debian's docker-registry) at $reg"
@@ -79,8 +83,8 @@ ok "registry (Debian's docker-registry) at $reg"
 docblock() { tests/lib/docblocks.py run "$page" "$@"; }
 snapshot=$(tests/lib/docblocks.py snapshot "$tmp/snapshot.git")
 
-step "$page, 'Make a release': make release VERSION=1.0.0"
-docblock 1 --cwd "$tmp/maintainer" --clone-from "$snapshot"
+step "$page, the first block: make release VERSION=1.0.0, then 1.0.0 installed with compose from $reg"
+docblock 0 --cwd "$tmp/maintainer" --clone-from "$snapshot"
 dist=$repo/dist/1.0.0 jar=avatar-1.0.0.jar coll=fox_avatar-deploy-1.0.0.tar.gz
 [ "$(cd "$dist" && ls | sort | tr '\n' ' ')" = "IMAGES SHA256SUMS $jar $coll " ] || fail "dist/1.0.0 holds: $(ls "$dist")"
 (cd "$dist" && sha256sum --quiet -c SHA256SUMS) || fail "SHA256SUMS does not verify"
@@ -96,7 +100,8 @@ for n in app nginx; do
   grep -qxE "$reg/fox-avatar/$n:1.0.0@sha256:[0-9a-f]{64}" "$dist/IMAGES" || fail "IMAGES: $(cat "$dist/IMAGES")"
 done
 ok "dist/1.0.0: the jar, the collection fox_avatar.deploy 1.0.0, IMAGES with digests, SHA256SUMS verifying"
-grep -qx "## \[1.0.0\] - $(date -u +%F)" "$repo/CHANGELOG.md" && grep -qx '## \[Unreleased\]' "$repo/CHANGELOG.md" \
+# today: the day the release ran, the test's first day or a later one (a run may pass midnight UTC)
+grep -qxE "## \[1.0.0\] - ($first_day|$(date -u +%F))" "$repo/CHANGELOG.md" && grep -qx '## \[Unreleased\]' "$repo/CHANGELOG.md" \
   || fail "CHANGELOG.md has no '## [1.0.0] - today' under a new [Unreleased]"
 grep -qx "version: 1.0.0" "$repo/ansible/galaxy.yml" || fail "galaxy.yml: $(grep '^version' "$repo/ansible/galaxy.yml")"
 [ "$(git -C "$repo" log -1 --format=%s)" = "Release 1.0.0" ] && [ "$(git -C "$repo" rev-parse 'v1.0.0^{commit}')" = "$(git -C "$repo" rev-parse HEAD)" ] \
@@ -126,16 +131,19 @@ refused "a version with a leading zero" "^release: VERSION: not X.Y.Z" VERSION=1
 refused "no registry" "^release: REGISTRY: not HOST" VERSION=1.1.0
 refused "an empty [Unreleased]" "^release: CHANGELOG.md: the \[Unreleased\] section is empty" VERSION=1.1.0 REGISTRY="$reg"
 refused "the same version (its tag)" "^release: VERSION: 1.0.0 is already released (the tag" VERSION=1.0.0 REGISTRY="$reg"
+(unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL XDG_CONFIG_HOME
+ export HOME=$tmp/no-home GIT_CONFIG_NOSYSTEM=1 EMAIL=
+ refused "no git identity" "^release: git has no identity for the commit" VERSION=1.1.0 REGISTRY="$reg") || exit 1
+passed=$((passed + 1))
 echo dirt >"$repo/dirt.txt"
 refused "a dirty tree" "^release: the working tree is not clean" VERSION=1.1.0 REGISTRY="$reg"
 rm "$repo/dirt.txt"
 
-step "$page, the first block: 1.0.0 installed with compose from $reg"
-docblock 0 --cwd "$server" --clone-from "$repo"
-answers() { # VERSION: both containers of that version, and Nginx's 302 to an image it serves
-  local url=https://127.0.0.1:$https_port location code type
+step "$page, 'Install on a server': the tag v1.0.0 cloned from the maintainer's repository"
+answers() { # VERSION [DIR]: both containers of that version, and Nginx's 302 to an image it serves
+  local url=https://127.0.0.1:$https_port location code type dir=${2:-$server/fox-avatar}
   for n in app nginx; do
-    [ "$(cd "$server/fox-avatar" && docker inspect -f '{{.Config.Image}}' "$(docker compose ps -q "$n")")" = "$reg/fox-avatar/$n:$1" ] \
+    [ "$(cd "$dir" && docker inspect -f '{{.Config.Image}}' "$(docker compose ps -q "$n")")" = "$reg/fox-avatar/$n:$1" ] \
       || fail "$n does not run $reg/fox-avatar/$n:$1"
   done
   location=$(curl -ksS -o /dev/null -w '%{http_code} %{redirect_url}' "$url/")
@@ -143,13 +151,41 @@ answers() { # VERSION: both containers of that version, and Nginx's 302 to an im
   read -r code type < <(curl -ksS -o /dev/null -w '%{http_code} %{content_type}\n' "$url/${location#302 https://*/}")
   [ "$code" = 200 ] && [[ $type == image/* ]] || fail "${location#302 }: $code $type"
 }
+answers 1.0.0 "$repo"
+ok "the first block: 1.0.0 runs from the registry in the maintainer's checkout: 302 to an image, 200"
+docblock 1 --cwd "$server" --clone-from "$repo"
+[ "$(git -C "$server/fox-avatar" describe --tags)" = v1.0.0 ] || fail "the server's checkout is not v1.0.0"
 answers 1.0.0
-ok "1.0.0 runs from the registry: 302 to an image, 200"
+ok "a server: the tag v1.0.0 cloned, 1.0.0 runs from the registry: 302 to an image, 200"
 
 step "$page, 'Upgrade': 1.1.0 released, then the page's upgrade block"
 sed -i '0,/^## \[Unreleased\]$/s//&\n\n### Fixed\n\n- test-release: a change for 1.1.0./' "$repo/CHANGELOG.md"
 git -C "$repo" commit -q -am "test-release: a change for 1.1.0"
-make -s -C "$repo" release VERSION=1.1.0 REGISTRY="$reg" >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "make release 1.1.0"; }
+registry_config() { # read-only|read-write: the registry's storage refuses pushes, or takes them
+  local conf=/etc/docker/registry/config.yml
+  [ -f "$tmp/registry.yml" ] || docker cp "$id-registry:$conf" "$tmp/registry.yml"
+  if [ "$1" = read-only ]; then
+    sed 's/^storage:$/&\n  maintenance:\n    readonly:\n      enabled: true/' "$tmp/registry.yml" >"$tmp/registry-now.yml"
+  else
+    cp "$tmp/registry.yml" "$tmp/registry-now.yml"
+  fi
+  docker cp "$tmp/registry-now.yml" "$id-registry:$conf" && docker restart "$id-registry" >/dev/null
+  poll 30 curl -fsS -o /dev/null "http://$reg/v2/" || fail "the registry at $reg does not answer /v2/ ($1)"
+}
+registry_config read-only
+if make -s -C "$repo" release VERSION=1.1.0 REGISTRY="$reg" >"$tmp/out" 2>&1; then fail "make release 1.1.0 passed with a read-only registry"; fi
+grep -q "^release: 1.1.0 FAILED (exit [0-9]*) after its commit; .*run the same make release again" "$tmp/out" \
+  || { cat "$tmp/out" >&2; fail "a refused push: no line saying how to finish"; }
+[ "$(git -C "$repo" log -1 --format=%s)" = "Release 1.1.0" ] && [ "$(git -C "$repo" rev-parse 'v1.1.0^{commit}')" = "$(git -C "$repo" rev-parse HEAD)" ] \
+  || fail "after a refused push, HEAD is not 'Release 1.1.0' tagged v1.1.0"
+ok "a refused push: the commit and tag stay, and it says how to finish: $(grep '^release: 1.1.0 FAILED' "$tmp/out")"
+registry_config read-write
+make -s -C "$repo" release VERSION=1.1.0 REGISTRY="$reg" >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "make release 1.1.0 (again, to finish)"; }
+grep -q "resuming 1.1.0" "$tmp/out" || { cat "$tmp/out" >&2; fail "the second make release 1.1.0 did not resume"; }
+[ "$(git -C "$repo" log -1 --format=%s)" = "Release 1.1.0" ] && [ "$(git -C "$repo" log -2 --format=%s | tail -n1)" != "Release 1.1.0" ] \
+  || fail "the resumed release made another commit"
+(cd "$repo/dist/1.1.0" && sha256sum --quiet -c SHA256SUMS) || fail "dist/1.1.0's SHA256SUMS does not verify"
+ok "the same make release again finished 1.1.0: pushed, one commit, dist/1.1.0 verifying"
 docblock 2 --cwd "$server" --clone-from "$repo"
 answers 1.1.0
 ok "upgraded: 1.1.0 runs, 302 to an image, 200"

@@ -13,6 +13,7 @@ step "prerequisites"
 . tools/docker.sh
 docker_engine_ready
 compose_v2_ready
+apt_need sudo openssl   # the page's certificate block copies root's files with sudo
 AVATAR_TRIXIE_CLIENT=$(trixie_client_ready)
 export AVATAR_TRIXIE_CLIENT
 . tools/venv.sh
@@ -63,5 +64,6 @@ done
 
 step "tests/swarm"
 FOX_SNAPSHOT=$(python3 tests/lib/docblocks.py snapshot)
+git -C "$FOX_SNAPSHOT" tag v1.0.0 main   # the page clones the release's tag: this tree is release 1.0.0 here
 SWARM_NODES="${nodes[*]}" SWARM_NET=$id SWARM_PUSH=127.0.0.1:$push_port FOX_SNAPSHOT=$FOX_SNAPSHOT \
   python -m pytest -q -s -p no:cacheprovider tests/swarm "$@"

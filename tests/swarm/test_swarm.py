@@ -105,24 +105,32 @@ def test_a_rolling_update_of_the_app_loses_no_request(swarm, checkout):
                                                f"{STACK}_app").stdout
 
 
-def test_the_pages_own_certificate_is_served_by_every_node(swarm, checkout, tmp_path):
-    """docs/swarm.md's second block as written, its files made by a test CA where the page reads them."""
-    live = tmp_path / "live" / NAME
+def test_the_pages_certificate_and_its_renewal_reach_every_node(swarm, checkout, tmp_path):
+    """docs/swarm.md's second block as written, its files made by a test CA where the page reads them
+    (root's, as certbot keeps them), run twice: a first certificate, then a renewed one."""
+    live = tmp_path / "letsencrypt" / "live" / NAME
     live.mkdir(parents=True)
+    home = tmp_path / "home"
+    home.mkdir()
     openssl = lambda *a: sh("openssl", *a)  # noqa: E731
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-            "-subj", f"/CN={NAME}", "-addext", f"subjectAltName=DNS:{NAME}",
-            "-keyout", str(live / "privkey.pem"), "-out", str(live / "fullchain.pem"))
     unshare = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-               f'mkdir -p /etc/letsencrypt && mount --bind {tmp_path} /etc/letsencrypt && exec "$@"', "-"]
-    done = subprocess.run([*unshare, sys.executable, str(ROOT / "tests/lib/docblocks.py"), "run", "docs/swarm.md", "1",
-                           "--cwd", str(checkout)], env=dict(os.environ, DOCKER_HOST=swarm.docker_host, **RELEASE),
-                          timeout=600)
-    assert done.returncode == 0
-    swarm.wait_converged("nginx", 3)
-    want = (live / "fullchain.pem").read_text()
-    for n in swarm.nodes:
-        assert served_certificate(n.ip, NAME) == want, n.host
+               f'mkdir -p /etc/letsencrypt && mount --bind {tmp_path / "letsencrypt"} /etc/letsencrypt && exec "$@"', "-"]
+    for serial in ("1", "2"):
+        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                "-set_serial", serial, "-subj", f"/CN={NAME}", "-addext", f"subjectAltName=DNS:{NAME}",
+                "-keyout", str(live / "privkey.pem"), "-out", str(live / "fullchain.pem"))
+        for f in live.iterdir():
+            f.chmod(0o600)
+        done = subprocess.run([*unshare, sys.executable, str(ROOT / "tests/lib/docblocks.py"), "run", "docs/swarm.md",
+                               "1", "--cwd", str(checkout)],
+                              env=dict(os.environ, HOME=str(home), DOCKER_HOST=swarm.docker_host, **RELEASE), timeout=600)
+        assert done.returncode == 0
+        swarm.wait_converged("nginx", 3)
+        want = (live / "fullchain.pem").read_text()
+        for n in swarm.nodes:
+            assert served_certificate(n.ip, NAME) == want, (n.host, serial)
+    secrets = swarm.manager.docker("secret", "ls", "--format", "{{.Name}}").stdout.split()
+    assert len([s for s in secrets if s.startswith("fox-avatar-tls-cert-") and s != "fox-avatar-tls-cert-none"]) == 2, secrets
 
 
 def test_a_list_of_people_and_gravatars_defaults_reach_every_node(swarm, checkout, tmp_path):
