@@ -34,6 +34,10 @@ apt_need curl git ca-certificates
 . tools/venv.sh          # ansible-galaxy (the release script looks for it on PATH)
 . tests/swarm/swarm.sh
 registry_image=$(swarm_registry_ready)
+# Pebble and its DNS, Let's Encrypt's stand-ins for the owner's certificate (test_owner_server.py)
+PEBBLE_BIN=$(pebble_ready)
+PEBBLE_CHALLTESTSRV_BIN=$(pebble_challtestsrv_ready)
+export PEBBLE_BIN PEBBLE_CHALLTESTSRV_BIN
 
 page=docs/releases.md
 reg=registry.example:5000
@@ -60,6 +64,7 @@ cleanup() {
     (cd "$server/fox-avatar" && docker compose down -v --remove-orphans >/dev/null 2>&1) || true
   fi
   docker rm -f -v "$id-registry" >/dev/null 2>&1 || true
+  docker image rm fox-avatar/{prometheus,nginx-exporter,mtail,blackbox}:{1.0.0,1.1.0} >/dev/null 2>&1 || true
   local tags
   tags=$(docker image ls --format '{{.Repository}}:{{.Tag}}' | grep -F "$reg/" || true)
   # shellcheck disable=SC2086 # one name per word
@@ -186,7 +191,10 @@ grep -q "resuming 1.1.0" "$tmp/out" || { cat "$tmp/out" >&2; fail "the second ma
   || fail "the resumed release made another commit"
 (cd "$repo/dist/1.1.0" && sha256sum --quiet -c SHA256SUMS) || fail "dist/1.1.0's SHA256SUMS does not verify"
 ok "the same make release again finished 1.1.0: pushed, one commit, dist/1.1.0 verifying"
-docblock 2 --cwd "$server" --clone-from "$repo"
+step "an owner's server lived in: a public name, monitoring, own pictures, people, the upgrade block, a renewal"
+OWNER_CHECKOUT=$server/fox-avatar OWNER_SERVER=$server OWNER_REPO=$repo \
+  python -m pytest -q -s -p no:cacheprovider tests/release/test_owner_server.py \
+  || fail "the owner's server (tests/release/test_owner_server.py)"
 answers 1.1.0
 ok "upgraded: 1.1.0 runs, 302 to an image, 200"
 git -C "$repo" tag -d v1.1.0 >/dev/null
@@ -196,6 +204,9 @@ refused "the same version (in the registry)" "^release: VERSION: 1.1.0 is alread
   VERSION=1.1.0 REGISTRY="$reg"
 
 step "1.1.0 for linux/arm64, run by compose under qemu"
+# The release alone: the owner's settings (their set, the list, ACME, the monitoring profile) go.
+(cd "$server/fox-avatar" && docker compose down -v --timeout 5 >/dev/null 2>&1 \
+  && printf 'AVATAR_REGISTRY=%s\nAVATAR_VERSION=1.1.0\n' "$reg" >.env) || fail "the owner's stack did not go down"
 # Emulation's own cost, not the images': qemu-user's memory beside the JVM passes compose's 64 MiB, and
 # a loaded machine starts the emulated JVM slowly. This override gives both room (nothing else changes).
 cat >"$tmp/qemu.yml" <<'YAML'
