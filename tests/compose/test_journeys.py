@@ -119,6 +119,17 @@ def test_behind_caddy_and_an_nginx_as_behind_a_proxy_md_writes_it(journey, tmp_p
         proc.terminate()
         print(proc.communicate(timeout=20)[1])
 
+    # the monitoring profile beside it: with Nginx's HTTPS off, the probe asks its HTTP port, and passes
+    port = free_port()
+    compose("up", "-d", "--wait", env=dict(journey.env, COMPOSE_PROFILES="monitoring", AVATAR_PROMETHEUS_PORT=str(port)),
+            cwd=checkout, timeout=900)
+
+    def probes():
+        r = requests.get(f"http://127.0.0.1:{port}/api/v1/query", params={"query": 'probe_success{job="fox-avatar-probe"}'},
+                         timeout=10)
+        return [s["value"][1] for s in r.json()["data"]["result"]] == ["1", "1"]
+    wait_for("both probes passing on Nginx's HTTP port", probes, timeout=120, interval=2)
+
 
 def certificate(directory, serial):
     """directory/ca.pem and live/NAME/{fullchain,privkey}.pem for NAME, signed by that CA."""
