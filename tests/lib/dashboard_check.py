@@ -5,7 +5,10 @@ monitoring, compose and Molecule layers, each with its own way to reach the Prom
 
     problems = dashboard_check.problems(api)      # api(path, params) -> the answer's "data"
 
-A metric renamed or dropped, or a selector whose labels no longer match, leaves a query empty."""
+A metric renamed or dropped, or a selector whose labels no longer match, leaves a query empty.
+The alerts panel needs an alert pending: FoxAvatarFallbackAnswering is, once Prometheus has seen the
+fallback's counter rise between two scrapes (a series is born with the count of its first scrape, no
+rise): send fallback answers, wait until fallback_answers_seen() counts them, then send more."""
 import json
 import re
 from pathlib import Path
@@ -53,6 +56,12 @@ def variable_queries(board):
 
 def selectors(expr):
     return [m.group(0) for m in _SELECTOR.finditer(expr)]
+
+
+def fallback_answers_seen(api):
+    """The fallback's answers in Prometheus' last scrape of mtail (0 before the first one)."""
+    result = series(api, 'sum(fox_avatar_fallback_answers_total{job=~"fox-avatar-.*"})')
+    return float(result[0]["value"][1]) if result else 0.0
 
 
 def series(api, expr):
