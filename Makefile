@@ -8,7 +8,7 @@ MVN   := mvn -B -q
 
 .PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible \
         test-ansible-specs test-molecule test-release test-journeys bench bench-smoke bench-report \
-        build run images people release clean
+        build run images people release clean dashboard
 
 # The jar first (test-app), then the release's image builds start in the background on it (tools/prefetch.sh),
 # then two lanes: the Molecule runs in the background, the other layers here; last, every journey page's
@@ -111,6 +111,12 @@ people:
 	python3 -m imageset people "$$PEOPLE_LIST" $(if $(strip $(value IMAGES)),--images "$$PEOPLE_IMAGES",--env .env) \
 	    > people.tsv.tmp || { rm -f people.tsv.tmp; exit 1; }
 	mv people.tsv.tmp people.tsv
+
+# make dashboard    monitoring/grafana/fox-avatar.json written again from monitoring/grafana/dashboard.py
+#                   (Grafana's SDK, pinned in monitoring/grafana/requirements.txt, in its own venv)
+dashboard:
+	FOX_VENV_DIR=.venv-dashboard FOX_VENV_REQUIREMENTS=monitoring/grafana/requirements.txt; \
+	  source tools/venv.sh && python3 monitoring/grafana/dashboard.py --write
 
 # make release VERSION=X.Y.Z REGISTRY=HOST[:PORT] (docs/releases.md, tools/release.sh)
 release:

@@ -86,6 +86,39 @@ def test_mtail_counts_the_fallbacks_answers(first, host, addr):
     assert fallback_answers(host) >= before + 3
 
 
+def test_every_panel_of_the_grafana_dashboard_has_data(first, host, addr):
+    """monitoring/grafana/fox-avatar.json against this host's Prometheus (tests/lib/dashboard_check.py),
+    after the fallback's answers while the service is stopped, then the service's and a 405."""
+    import urllib.parse
+    import dashboard_check   # tests/lib, on the path conftest.py sets
+    ca = foxmol.host_file(host, "/etc/ssl/fox-avatar/fullchain.pem")
+
+    def answers():
+        return [foxmol.https(addr, SITE, "/", ca)[0], foxmol.https(addr, SITE, "/", ca, "-X", "POST")[0]]
+
+    def api(path, params):
+        return prometheus(host, f"/api/v1/{path}?{urllib.parse.urlencode(params)}")["data"]
+    seen = dashboard_check.fallback_answers_seen(api)
+    foxmol.host_exec(host, "systemctl", "stop", "fox-avatar")
+    try:
+        assert answers() == ["302", "405"]
+        deadline = time.monotonic() + 60   # a scrape saw them: the next are a rise, its alert pending
+        while dashboard_check.fallback_answers_seen(api) < seen + 2 and time.monotonic() < deadline:
+            time.sleep(2)
+        assert answers() == ["302", "405"]
+    finally:
+        foxmol.host_exec(host, "systemctl", "start", "fox-avatar")
+    deadline = time.monotonic() + 60   # the service's, once it listens again (its counters start at 0)
+    while foxmol.host_exec(host, "python3", "-c", "import urllib.request as u\ntry: u.urlopen('http://127.0.0.1:8081/metrics')"
+                           "\nexcept OSError: print('down')") and time.monotonic() < deadline:
+        time.sleep(1)
+    assert answers() == ["302", "405"]
+    deadline = time.monotonic() + 120
+    while (problems := dashboard_check.problems(api)) and time.monotonic() < deadline:
+        time.sleep(5)
+    assert not problems, problems
+
+
 def test_the_logs_keep_no_personal_data_by_default(first, host):
     log = foxmol.host_exec(host, "cat", "/var/log/nginx/fox-avatar/access.log")
     assert log and not re.search(r"\bu=|\b\d+\.\d+\.\d+\.(?!0 )\d+ ", log), log[-2000:]
