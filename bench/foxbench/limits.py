@@ -271,21 +271,3 @@ def smallest_note(res):
     r = low["conc"][hi]["rps"] / ref["conc"][hi]["rps"] if ref["conc"][hi]["rps"] else 0
     return (f"At {res['target_mib']} MiB it answered {r:.2f}× the req/s at {res['reference_mib']} MiB (c={hi}), "
             f"{low['oom_kills']} OOM kills.")
-
-
-def targets_check(res):
-    """The target under a limit, met or missed."""
-    hi = str(max(res["concurrency"]))
-    ref = next((x for x in res["limits"] if x["mib"] == res["reference_mib"]), None)
-    low = next((x for x in res["limits"] if x["mib"] == res["target_mib"]), None)
-    if not (ref and low and ref["conc"].get(hi)):
-        return ""
-    if not low["conc"].get(hi):
-        return (f"Target: at {res['target_mib']} MiB at least {res['target_ratio']}× the req/s at "
-                f"{res['reference_mib']} MiB (c={hi}), never OOM-killed: it did not answer within a minute of its "
-                f"start, {low['oom_kills']} OOM kills, **MISSED**.")
-    ratio = low["conc"][hi]["rps"] / ref["conc"][hi]["rps"] if ref["conc"][hi]["rps"] else 0
-    ok = ratio >= res["target_ratio"] and low["oom_kills"] == 0
-    return (f"Target: at {res['target_mib']} MiB at least {res['target_ratio']}× the req/s at "
-            f"{res['reference_mib']} MiB (c={hi}), never OOM-killed: {ratio:.2f}×, {low['oom_kills']} OOM kills, "
-            f"**{'met' if ok else 'MISSED'}**.")

@@ -13,43 +13,28 @@
 #       pebble-config.json. Read-only files (Go module cache): copy them before changing modes.
 #
 
-pebble_ready() {
-  local bin="$FOX_TOOLS/pebble-$PEBBLE_VERSION/pebble"
+pebble_ready() { _dk_pebble_command pebble PEBBLE_BIN; }
+pebble_challtestsrv_ready() { _dk_pebble_command pebble-challtestsrv PEBBLE_CHALLTESTSRV_BIN; }
+
+_dk_pebble_command() { # COMMAND VARIABLE: the module's cmd/COMMAND, installed once; its path printed and exported
+  local bin="$FOX_TOOLS/pebble-$PEBBLE_VERSION/$1"
   if [ ! -x "$bin" ]; then
     _dk_locked pebble _dk_pebble_build "$bin" || return 1
   fi
-  PEBBLE_BIN=$bin
-  export PEBBLE_BIN
+  printf -v "$2" %s "$bin"
+  export "${2?}"
   echo "$bin"
 }
 _dk_pebble_build() {
-  local bin=$1
+  local bin=$1 command
+  command=${bin##*/}
   [ -x "$bin" ] && return 0
   _dk_go_ready 24 || return 1   # pebble v2.10's go.mod: go 1.24
-  _dk_log "installing Pebble $PEBBLE_VERSION from its Go module"
+  _dk_log "installing $command $PEBBLE_VERSION from its Go module"
   mkdir -p "$(dirname "$bin")"
   GOBIN=$(dirname "$bin") nice go install -ldflags "-X main.version=$PEBBLE_VERSION" \
-      "github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION" \
-    || _dk_die "go install github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION failed"
-}
-
-pebble_challtestsrv_ready() {
-  local bin="$FOX_TOOLS/pebble-$PEBBLE_VERSION/pebble-challtestsrv"
-  if [ ! -x "$bin" ]; then
-    _dk_locked pebble _dk_challtestsrv_build "$bin" || return 1
-  fi
-  PEBBLE_CHALLTESTSRV_BIN=$bin
-  export PEBBLE_CHALLTESTSRV_BIN
-  echo "$bin"
-}
-_dk_challtestsrv_build() {
-  local bin=$1
-  [ -x "$bin" ] && return 0
-  _dk_go_ready 24 || return 1
-  _dk_log "installing pebble-challtestsrv $PEBBLE_VERSION from its Go module"
-  mkdir -p "$(dirname "$bin")"
-  GOBIN=$(dirname "$bin") nice go install "github.com/letsencrypt/pebble/v2/cmd/pebble-challtestsrv@$PEBBLE_VERSION" \
-    || _dk_die "go install github.com/letsencrypt/pebble/v2/cmd/pebble-challtestsrv@$PEBBLE_VERSION failed"
+      "github.com/letsencrypt/pebble/v2/cmd/$command@$PEBBLE_VERSION" \
+    || _dk_die "go install github.com/letsencrypt/pebble/v2/cmd/$command@$PEBBLE_VERSION failed"
 }
 
 pebble_certs_dir() {
