@@ -8,12 +8,12 @@ MVN   := mvn -B -q
 
 .PHONY: test prefetch test-docs test-app test-nginx test-monitoring test-compose test-swarm test-ansible \
         test-ansible-specs test-molecule test-release test-journeys bench bench-smoke bench-report \
-        build run images people release clean dashboard
+        build run images identities people release clean dashboard
 
 # The jar first (test-app), then the release's image builds start in the background on it (tools/prefetch.sh),
 # then two lanes: the Molecule runs in the background, the other layers here; last, every journey page's
 # first block must have run as written in one of them (test-journeys).
-test: prefetch test-app
+test: prefetch test-app identities
 	tests/lib/docblocks.py clear
 	tools/prefetch.sh release
 	$(MAKE) --no-print-directory test-docs
@@ -100,6 +100,13 @@ ifeq ($(strip $(value SRC)),)
 else
 	images/pictures.sh "$$PICTURES_SRC" "$${PICTURES_OUT:-images}" $(if $(filter-out 0,$(PAD)),--pad)
 endif
+
+# make identities   the fox set's 1,680 keyed identities into images/i/ (images/identities.py): drawn once per
+#                   machine and version (a few minutes, kept in ~/.cache/fox-avatar); the Nginx image
+#                   and the playbook take them from there
+identities:
+	FOX_VENV_DIR=.venv-images FOX_VENV_REQUIREMENTS=images/requirements.txt; \
+	  source tools/venv.sh && python3 images/identities.py images
 
 # make people LIST=FILE [IMAGES=DIR]   people.tsv: the picture of each person listed in FILE, an address
 #     or hash a line, in the set that is served: IMAGES, else the AVATAR_IMAGES_DIR of .env, else

@@ -2,17 +2,18 @@
 """Draw the keyed identities: every fox of the set on every variant background, as a gzipped SVG
 (browsers; Nginx serves it with gzip_static) and a PNG at each of SIZES (clients that list no SVG).
 
-    python3 images/identities.py OUTDIR [--jobs=N] [--only=FOX,...]
+    python3 images/identities.py OUTDIR          # what `make identities` runs (OUTDIR: images)
     python3 images/identities.py --describe      # DIR:COUNT:SIZES, for the manifest's variants record
 
-Writes OUTDIR/i/HASH/Renard-F-vV.svg.gz and Renard-F-vV-S.png (F the fox, V the variant, S in
-SIZES), and the pictures of Gravatar's d=mp and d=blank: mp.svg.gz, mp-S.png (a grey fox) and
-blank.svg.gz, blank-S.png (transparent); prints the summary. HASH (identity_dir) names the drawing, not the bytes: it is made
-from the drawing's sources and SIZES, so the manifest can name the directory without rendering,
-and a redrawn set gets new URLs. Deterministic with the pinned Pillow.
+Draws once per machine and version, into the user's cache (~/.cache/fox-avatar/i/HASH), and puts
+that drawing into OUTDIR/i/HASH (hard links), removing OUTDIR's earlier drawings. A drawing holds
+Renard-F-vV.svg.gz and Renard-F-vV-S.png (F the fox, V the variant, S in SIZES), and the pictures
+of Gravatar's d=mp and d=blank: mp.svg.gz, mp-S.png (a grey fox) and blank.svg.gz, blank-S.png
+(transparent). HASH (identity_dir) names the drawing, not the bytes: it is made from the drawing's
+sources and SIZES, so the manifest can name the directory without rendering, and a redrawn set gets
+new URLs. Deterministic with the pinned Pillow.
 A fox is drawn once per size on a transparent layer and laid on each variant's background.
 """
-import fcntl
 import glob
 import hashlib
 import io
@@ -105,47 +106,66 @@ def one_fox(job):
     return sizes
 
 
-def main(argv):
-    args = [a for a in argv[1:] if not a.startswith("--")]
-    opts = dict((a[2:] + "=").split("=")[:2] for a in argv[1:] if a.startswith("--"))
-    if "describe" in opts:
-        print(describe())
-        return 0
-    if len(args) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    final = os.path.join(args[0], identity_dir())
-    os.makedirs(os.path.dirname(final), exist_ok=True)
-    # One drawing at a time into OUTDIR (test layers and playbooks may start together); the lock
-    # file is released when the process ends.
-    lock = open(os.path.join(os.path.dirname(final), ".lock"), "w")
-    fcntl.flock(lock, fcntl.LOCK_EX)
-    if os.path.isdir(final):
-        print(f"identities: {final} is drawn already")
-        return 0
-    out = final + ".tmp"            # drawn aside, then renamed: Nginx never serves half a set
-    shutil.rmtree(out, ignore_errors=True)
+def cache_dir():
+    """Where this machine keeps each drawing it made: one drawing per version, whatever the checkout."""
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "fox-avatar")
+
+
+def draw(final):
+    """Draw the identities into final (aside, then renamed: a drawing in place is a whole one)."""
+    out = f"{final}.{os.getpid()}.tmp"
     os.makedirs(out)
-    foxes = [int(x) for x in opts["only"].split(",")] if "only" in opts else range(1, len(FOXES) + 1)
     start = time.monotonic()
     largest = {}
-    with ProcessPoolExecutor(int(opts.get("jobs", os.cpu_count()))) as pool:
-        for sizes in pool.map(one_fox, [(out, f) for f in foxes]):
+    with ProcessPoolExecutor() as pool:
+        for sizes in pool.map(one_fox, [(out, f) for f in range(1, len(FOXES) + 1)]):
             largest = {k: max(v, largest.get(k, 0)) for k, v in sizes.items()}
     defaults(out)
-    total = 0
     for n in os.listdir(out):
         os.chmod(os.path.join(out, n), 0o644)       # served: readable whatever the umask
-        total += os.path.getsize(os.path.join(out, n))
     os.chmod(out, 0o755)
-    os.replace(out, final)
-    for old in os.listdir(os.path.dirname(final)):   # earlier drawings: Nginx redirects their names
-        if old != os.path.basename(final) and not old.startswith("."):
-            shutil.rmtree(os.path.join(os.path.dirname(final), old))
-    print(f"identities: {len(foxes)} foxes x {VARIANTS} variants = {len(foxes) * VARIANTS} in {final}, "
-          f"{len(os.listdir(final))} files, {total} bytes; largest: "
+    try:
+        os.rename(out, final)
+    except OSError:                                 # another run finished first: the same files
+        shutil.rmtree(out)
+    print(f"identities: {len(FOXES)} foxes x {VARIANTS} variants drawn in {final}; largest: "
           + ", ".join(f"{k if isinstance(k, str) else f'png {k} px'} {v}" for k, v in largest.items())
           + f" bytes; {time.monotonic() - start:.0f} s")
+
+
+def link(src, final):
+    """final: src's files, hard-linked where one file system holds both (else copied)."""
+    out = f"{final}.{os.getpid()}.tmp"
+    try:
+        shutil.copytree(src, out, copy_function=os.link)
+    except OSError:
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.copytree(src, out)
+    try:
+        os.rename(out, final)
+    except OSError:
+        shutil.rmtree(out)
+
+
+def main(argv):
+    if argv[1:] == ["--describe"]:
+        print(describe())
+        return 0
+    if len(argv) != 2 or argv[1].startswith("--"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    drawn = os.path.join(cache_dir(), identity_dir())
+    final = os.path.join(argv[1], identity_dir())
+    if not os.path.isdir(drawn):
+        os.makedirs(os.path.dirname(drawn), exist_ok=True)
+        draw(drawn)
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    if not os.path.isdir(final):
+        link(drawn, final)
+    for old in os.listdir(os.path.dirname(final)):   # earlier drawings: Nginx redirects their names
+        if old != os.path.basename(final):
+            shutil.rmtree(os.path.join(os.path.dirname(final), old), ignore_errors=True)
+    print(f"identities: {final}, {len(os.listdir(final))} files")
     return 0
 
 

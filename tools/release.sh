@@ -35,11 +35,9 @@ build() { # NAME ARCH BASE TAG JAR [docker build options...]
   local name=$1 arch=$2 base=$3 tag=$4 jar=$5 args=()
   shift 5
   [ "$name" = nginx ] || args=(--build-arg "APP_JAR=$jar" --build-arg "TARGETARCH=$arch")
-  # Nginx's drawing stage installs Pillow from PyPI: through a TLS-intercepting proxy, with its CA
-  [ "$name" != nginx ] || args=(--build-arg "EXTRA_CA_CERTS=${EXTRA_CA_CERTS-$(cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true)}")
   step "image $tag (on $base)"
   # The classic builder, on purpose: without --platform it takes each stage's base as it is found here
-  # (the build stages native, Nginx's identities drawn natively too, the AOT and runtime stages of
+  # (the build stages native, the AOT and runtime stages of
   # ARCH), and the image is of its base's architecture. The build stages are the same for both
   # architectures: the second build finds them cached.
   DOCKER_BUILDKIT=0 docker build -q -f "$name/Dockerfile" -t "$tag" "$@" \
@@ -61,6 +59,7 @@ if [ "${1:-}" = warm ]; then
   docker_engine_ready && bases
   lock_builds
   mkdir -p dist/warm && cp app/target/avatar.jar dist/warm/avatar.jar
+  make --no-print-directory identities
   for name in app nginx; do
     build "$name" amd64 debian:trixie-slim "local/fox-release-warm/$name:amd64" dist/warm/avatar.jar --cpu-shares 256
     build "$name" arm64 "$arm64_base" "local/fox-release-warm/$name:arm64" dist/warm/avatar.jar --cpu-shares 256
@@ -154,6 +153,8 @@ cp app/target/avatar.jar "$dist/$jar"
 ansible-galaxy collection build ansible/ --output-path "$dist" >/dev/null
 [ -f "$dist/$collection" ] || die "ansible-galaxy did not write $dist/$collection"
 
+step "the keyed identities the Nginx image carries (make identities)"
+make --no-print-directory identities
 lock_builds
 for name in app nginx; do
   for arch in amd64 arm64; do

@@ -158,8 +158,12 @@ def build():
             panel_id += 1
             board = board.with_panel(panel.id(panel_id))
     built = json.loads(JSONEncoder(sort_keys=True).encode(board.build()))
-    # The description first: the file says what made it before anything else.
-    return json.dumps({"description": built.pop("description"), **built}, indent=2, sort_keys=False) + "\n"
+    # The description first: the file says what made it in its first line. A line per setting and
+    # per panel: a change to one panel is a change to one line.
+    board = {"description": built.pop("description"), **built}
+    lines = [f'"panels": [\n' + ",\n".join(json.dumps(p) for p in v) + "]" if k == "panels"
+             else f"{json.dumps(k)}: {json.dumps(v)}" for k, v in board.items()]
+    return "{" + ",\n".join(lines) + "}\n"
 
 
 if __name__ == "__main__":

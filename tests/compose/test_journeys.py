@@ -65,17 +65,18 @@ def through(port, path="/", ca=None, source=VISITOR):
 
 
 def assert_visitor_gets_a_fox_through(port, ca, checkout, env):
-    compose("kill", "-s", "SIGUSR1", "nginx", env=env, cwd=checkout)   # Nginx writes out its buffered log
-    time.sleep(1.5)
-    since = str(time.time())
+    def lines(*since):
+        return [line for line in logs("nginx", *since, env=env, cwd=checkout).splitlines() if " - - [" in line]
+    # The page's own request (from the gateway's network) written out before the visit's
+    compose("kill", "-s", "SIGUSR1", "nginx", env=env, cwd=checkout)
+    wait_for("the page's request in the access log", lines, timeout=15)
+    since = ("--since", str(time.time()))
     status, location = through(port, ca=ca)
     assert status == 302 and location.startswith("/a/"), (status, location)
     assert through(port, location, ca=ca)[0] == 200
     compose("kill", "-s", "SIGUSR1", "nginx", env=env, cwd=checkout)   # the buffered access log out
 
-    def lines():
-        return [line for line in logs("nginx", "--since", since, env=env, cwd=checkout).splitlines() if " - - [" in line]
-    found = wait_for("the visits in the access log", lambda: len(lines()) >= 2 and lines(), timeout=15)
+    found = wait_for("the visits in the access log", lambda: len(lines(*since)) >= 2 and lines(*since), timeout=15)
     assert {line.split()[0] for line in found} == {"127.0.5.0"}, found   # the visitor's network, not the gateway's
 
 

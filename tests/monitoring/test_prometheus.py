@@ -1,10 +1,6 @@
 """Debian 12's Prometheus scrapes the edge with the operator's file (its addresses moved to the
 loopback ports) and the real rules: every target up, every alert loaded and quiet, and its own UI
-graphs the stack under a short wrk load in headless Chromium.
-
-FOX_AVATAR_SCREENSHOT=PATH makes the load 30 s long, in steps, and saves the graph page as PNG
-(docs/prometheus.png: FOX_AVATAR_SCREENSHOT=$PWD/docs/prometheus.png CI=true tests/monitoring/run.sh
--k browser, then optipng -o5 docs/prometheus.png)."""
+graphs the stack under a short wrk load in headless Chromium."""
 import os
 import re
 import subprocess
@@ -15,7 +11,6 @@ from collections import Counter
 
 from monitoring.conftest import CONFIG, RULES, WRK, need, seconds, wait_until
 
-SCREENSHOT = os.environ.get("FOX_AVATAR_SCREENSHOT")
 
 
 def alerts_of_the_rules_file():
@@ -74,16 +69,14 @@ LOAD = {
 }
 
 
-def run_load(edge, plan):
-    """plan: [(kind of LOAD, start s, seconds)], each wrk against the stack's HTTPS port."""
-    def one(kind, start, seconds):
+def run_load(edge, seconds=3):
+    """Each kind of LOAD at once, a wrk against the stack's HTTPS port for seconds."""
+    def one(kind):
         path, accept, conns = LOAD[kind]
-        time.sleep(start)
-        out = subprocess.run([WRK, "-t1", f"-c{conns}", f"-d{seconds}s", "--timeout", "5s", "-H", f"Accept: {accept}",
-                              f"https://127.0.0.1:{edge.https_port}{path}"], capture_output=True, text=True,
-                             timeout=seconds + 60)
-        results[kind] = out
-    results, threads = {}, [threading.Thread(target=one, args=step) for step in plan]
+        results[kind] = subprocess.run([WRK, "-t1", f"-c{conns}", f"-d{seconds}s", "--timeout", "5s", "-H",
+                                        f"Accept: {accept}", f"https://127.0.0.1:{edge.https_port}{path}"],
+                                       capture_output=True, text=True, timeout=seconds + 60)
+    results, threads = {}, [threading.Thread(target=one, args=(kind,)) for kind in LOAD]
     for t in threads:
         t.start()
     for t in threads:
@@ -114,13 +107,14 @@ def rendered_panels(browser):
 
 def test_prometheus_graphs_the_stack_under_load_in_a_browser(edge, prometheus, browser):
     need(WRK)
-    if SCREENSHOT:      # steps a reader can tell apart: random alone, then keyed, then gravatar too
-        plan, range_input = [("random", 0, 30), ("keyed", 8, 22), ("gravatar", 16, 10)], "45s"
-    else:
-        plan, range_input = [(kind, 0, 3) for kind in LOAD], "1m"
-    run_load(edge, plan)
-    time.sleep(2)       # a scrape after the load's last second
-    browser.get(graph_url(prometheus, range_input))
+    run_load(edge)
+    loaded = time.time()
+
+    def scraped_since():     # a scrape after the load's last second
+        r = prometheus.api("query", query='max(timestamp(fox_avatar_requests_total{job="fox-avatar-app"}))')["result"]
+        return r and float(r[0]["value"][1]) > loaded
+    assert wait_until(scraped_since, 20), "no scrape of the sidecar within 20 s after the load"
+    browser.get(graph_url(prometheus, "1m"))
 
     panels = wait_until(lambda: len(p := rendered_panels(browser)) == len(PANELS)
                         and all(x["error"] or x["lines"] for x in p) and p, 20)
@@ -138,11 +132,3 @@ def test_prometheus_graphs_the_stack_under_load_in_a_browser(edge, prometheus, b
     for route in LOAD:
         assert peaks.get(route, 0) > 0, peaks
 
-    if SCREENSHOT:      # the whole page in the window, from the top, no text cursor
-        width, height = browser.execute_script(
-            "document.activeElement.blur(); return [window.outerWidth - window.innerWidth + 1000,"
-            " window.outerHeight - window.innerHeight + document.body.scrollHeight]")
-        browser.set_window_size(width, height)
-        time.sleep(1)   # the graphs drawn again at the new size
-        browser.execute_script("window.scrollTo(0, 0)")
-        browser.save_screenshot(SCREENSHOT)
