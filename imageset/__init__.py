@@ -1,18 +1,16 @@
 """fox-avatar's image set, on the build side: this package is its one owner.
 
-The set is a directory (images/ for the fox set): manifest.tsv (manifest v2) and the files it
+The set is a directory (images/ for the fox set): manifest.tsv and the files it
 lists. This package writes it, reads and checks it, and derives everything else from it:
 
     contract.py   every fixed fact of the contract, once (file name, buckets, Gravatar's range,
                   bounds; a new set's ladder, formats and defaults)
     buckets.py    which picture each of the key buckets gets (rendezvous hashing)
     writer.py     write_set: name rendered files by content, write manifest.tsv
-    manifest.py   read_manifest / parse_manifest: the reader and its checks (Manifest, ManifestError,
-                  accept_regex_problem: the Accept regexes' common subset)
+    manifest.py   read_manifest / parse_manifest: the reader and its checks (Manifest, ManifestError)
     nginx.py      template_data: the Nginx template's maps, as data
     files.py      ship_list, copy_set, swap_in: the files of a set
-    java.py       the sidecar's copy of the contract's constants (ImageSetContract.java), generated
-    __main__.py   python3 -m imageset write|check|copy|swap-in|java
+    __main__.py   python3 -m imageset write|check|copy|swap-in|people
 
 The other readers: the Java sidecar reads manifest.tsv once at start (ManifestReader.java: the same
 checks, order and words; both run tests/images/manifest-cases.txt), and the
