@@ -4,10 +4,9 @@ The set's own properties (its ladder, formats, default size, keyed max-age and l
 written into each manifest (writer.py, from the defaults below), and every reader takes them from
 the manifest. The facts below are not properties of one set: the Python side and the Nginx
 template's data (nginx.py) read them from here. The Java sidecar states the few it needs in the
-class that uses them (the bounds in ManifestReader.java, Gravatar's in GravatarPath.java and
-GravatarSize.java, the buckets in KeyBuckets.java); tests/images/manifest-cases.txt, which both
-readers run, holds the bounds to the same numbers.
-Standard library only.
+class that uses them (the bounds in ManifestReader.java, Gravatar's path in GravatarPath.java, the
+buckets in KeyBuckets.java); tests/images/manifest-cases.txt, which both readers run, holds the
+bounds to the same numbers. Standard library only.
 """
 from collections import namedtuple
 
@@ -42,24 +41,13 @@ def identity_path(directory, stem, size=None):
     return f"{directory}/{stem}" + (".svg" if size is None else f"-{size}.png")
 
 
-# Gravatar's size rule for /avatar/ (the sidecar's GravatarSize and the Nginx fallback's map): no
-# or an invalid size is GRAVATAR_DEFAULT px; 1 to GRAVATAR_MAX px is its range.
-GRAVATAR_DEFAULT = 80
-GRAVATAR_MAX = 2048
-
 # Gravatar's path (Gravatar's and Libravatar's avatar URL, /avatar/<hash>[.<ext>]; docs/integrations.md):
-# the prefix; the hash, MD5 or SHA-256 (32 or 64 hex digits in any case: the key exactly as written,
-# so /avatar/<hash> gets the picture of /?u=<hash>); an optional extension of 1 to
-# GRAVATAR_MAX_EXTENSION ASCII letters or digits (clients append .jpg or .png out of habit; Accept
-# picks the format). Anything else under the prefix is no key. The sidecar scans a path by these
-# numbers (GravatarPath.java); Nginx matches GRAVATAR_HASH and
-# GRAVATAR_EXTENSION and takes the prefix (the template's maps and location, from nginx.py).
+# the prefix; the hash, MD5 or SHA-256 (32 or 64 hex digits in any case: the key exactly as written);
+# an optional extension of 1 to 5 ASCII letters or digits (clients append .jpg or .png out of habit).
+# Nginx's location takes them (nginx.py); the sidecar scans a path by the same numbers (GravatarPath.java).
 GRAVATAR_PREFIX = "/avatar/"
-GRAVATAR_MD5_DIGITS = 32
-GRAVATAR_SHA256_DIGITS = 64
-GRAVATAR_MAX_EXTENSION = 5
-GRAVATAR_HASH = f"[0-9A-Fa-f]{{{GRAVATAR_MD5_DIGITS}}}|[0-9A-Fa-f]{{{GRAVATAR_SHA256_DIGITS}}}"
-GRAVATAR_EXTENSION = rf"(?:\.[A-Za-z0-9]{{1,{GRAVATAR_MAX_EXTENSION}}})?"
+GRAVATAR_HASH = "[0-9A-Fa-f]{32}|[0-9A-Fa-f]{64}"
+GRAVATAR_EXTENSION = r"(?:\.[A-Za-z0-9]{1,5})?"
 
 # At most this many pictures in a set `make images SRC=` makes (images/inputs.py refuses a folder
 # with more entries, in one line, before any is read): the keyed pick spreads keys over BUCKETS, so
