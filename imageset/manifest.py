@@ -7,7 +7,7 @@
     m.sizes, m.foxes, m.formats, m.keyed_max_age, m.key_max_length, m.legacy
     m.default_size                            # 256: the size of an ask without a valid size
     m.answer(fox=7, size=512, fmt="png")      # the fill rule: the picture's largest if it stops lower
-    m.largest(fox=7), m.sizes_of(fox=7)       # a picture's own ladder (a prefix of m.sizes)
+    m.largest(fox=7)                          # a picture's largest size
     m.buckets                                 # BUCKETS picture numbers; m.keyed_fox(murmur2_hash)
 
 The records `format`, `keyed`, `default`, `image`, `legacy`, `buckets`, `variants` (see the header
@@ -95,9 +95,6 @@ class Manifest:
     @property
     def foxes(self):
         return sorted({e.fox for e in self.images})
-
-    def sizes_of(self, fox):
-        return sorted({e.size for e in self.images if e.fox == fox})
 
     def largest(self, fox):
         return max(e.size for e in self.images if e.fox == fox)

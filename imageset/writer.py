@@ -30,12 +30,7 @@ header says what each means) and returns a one-line summary. A bad argument rais
 ManifestInputError with a one-line message (files missing, a size that is not a ladder prefix,
 duplicate ids...), before anything is moved.
 
-Command line (the fox set, as images/draw.sh runs it; __main__.py):
-
-    python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy]
-
-infers the pictures and their sizes from DIR's PREFIX-N-SIZE.EXT files (rendered()); ids are
-PREFIX-N, or the lines of FILE (one per picture, in order). Prints the summary.
+Command line: python3 -m imageset write (__main__.py).
 """
 import hashlib
 import os

@@ -268,7 +268,6 @@ VALID = {
     "cmyk-tiff.tif": (solid("CMYK", (0, 255, 255, 0), "TIFF"), (255, 0, 0)),
     "grey-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 0, b"\x80\x00")), (128, 128, 128)),
     "rgba-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 6, b"\xff\xff\x80\x00\x00\x00\x80\x00")), (255, 128, 0, 128)),
-    "grey-16-bit-big-endian.tif": (solid("I;16B", 32768, "TIFF"), (128, 128, 128)),
     "grey-float-0-to-1.tif": (solid("F", 0.5, "TIFF"), (128, 128, 128)),
     "lab.tif": (solid("LAB", (128, 128, 128), "TIFF"), (119, 119, 119)),
     "one-bit.png": (solid("1", 1, "PNG"), (255, 255, 255)),

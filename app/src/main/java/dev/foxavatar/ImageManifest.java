@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * The image set as the sidecar answers from it, made once at start by {@link ManifestReader#read} after
  * every check of {@code <images>/manifest.tsv}, and immutable (the arrays are copied in and out;
- * {@link #path} and {@link #largestSizeIndex} read them without copying). A picture's sizes are a prefix
+ * {@link #path} reads them without copying). A picture's sizes are a prefix
  * of the ladder; asked for a size above its largest, it answers its largest (the fill rule, applied once
  * by the reader: {@link #path}).
  *
@@ -104,11 +104,6 @@ record ImageManifest(List<Format> formats, int keyedMaxAge, int maxKeyLength, in
     @Override
     public String[][][] paths() {
         return copy(paths);
-    }
-
-    /** The size index of picture index f's largest image. */
-    public int largestSizeIndex(int fox) {
-        return largest[fox];
     }
 
     @Override

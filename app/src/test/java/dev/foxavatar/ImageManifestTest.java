@@ -36,7 +36,6 @@ class ImageManifestTest {
         assertEquals(11 * 9 * 3 + 3 * 3, m.imageCount());
         assertTrue(m.path(1, 0, 0).startsWith("a/Renard-2-32."), m.path(1, 0, 0));
         assertTrue(m.path(9, 2, 1).matches("a/Renard-10-64\\.[0-9a-f]{10}\\.webp"), m.path(9, 2, 1));
-        assertEquals(2, m.largestSizeIndex(2));
         assertEquals(m.path(2, 2, 2), m.path(2, 8, 2), "a size above picture 3's largest gets its largest");
     }
 

@@ -59,15 +59,8 @@ final class TestImages {
             Files.write(dir.resolve("Renard-" + fox + ".png"), new byte[] {(byte) fox});
             lines.add("legacy\tRenard-" + fox + ".png\t" + fox + "\t256\tpng");
         }
-        List<String> ids = new ArrayList<>();
-        for (int fox = 1; fox <= foxes; fox++) {
-            ids.add("Renard-" + fox);
-        }
-        StringBuilder b = new StringBuilder("buckets\t");
-        for (int fox : buckets(ids)) {
-            b.append(b.length() > 8 ? " " : "").append(fox);
-        }
-        lines.add(b.toString());
+        lines.add("buckets\t" + java.util.stream.IntStream.range(0, KeyBuckets.BUCKETS)
+                .mapToObj(b -> String.valueOf(b % foxes + 1)).collect(java.util.stream.Collectors.joining(" ")));
         writeManifest(dir, lines);
         return lines;
     }
@@ -82,9 +75,9 @@ final class TestImages {
     }
 
     /**
-     * The fixture's bucket table for the pictures named by ids: bucket b goes to picture b % N + 1. The
-     * sidecar reads whatever table the manifest gives (how imageset/buckets.py fills it is the image
-     * set's concern, tested there), so the fixture's table only needs every picture in it.
+     * The fixture's bucket table (what {@link #create} writes) for the pictures named by ids: bucket b
+     * goes to picture b % N + 1. The sidecar reads whatever table the manifest gives (how
+     * imageset/buckets.py fills it is tested there), so the fixture's only needs every picture in it.
      */
     static int[] buckets(List<String> ids) {
         return java.util.stream.IntStream.range(0, KeyBuckets.BUCKETS).map(b -> b % ids.size() + 1).toArray();
