@@ -8,7 +8,6 @@
     swap-in SCRATCH OUT   swap the finished set in SCRATCH into OUT (files.swap_in)
     people TEAM [--images DIR | --env FILE]   print people.tsv for the owner's list TEAM (people.py) and
         the set served: DIR, else the AVATAR_IMAGES_DIR a compose .env FILE sets, else images/
-    java [FILE]      write the sidecar's ImageSetContract.java (java.py)
 
 A bad set or argument: one line on stderr naming it, exit 1 (usage: exit 2).
 """
@@ -17,12 +16,11 @@ import shlex
 import sys
 
 from .files import copy_set, swap_in
-from .java import write as write_java
 from .manifest import ManifestError, read_manifest
 from .people import PeopleError, people
 from .writer import ManifestInputError, rendered, write_set
 
-USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZES] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | people TEAM [--images DIR | --env FILE] | java [FILE]"
+USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZES] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | people TEAM [--images DIR | --env FILE]"
 DRAWN = "images"        # the set `make images` draws, and compose serves without AVATAR_IMAGES_DIR
 
 
@@ -126,9 +124,6 @@ def main(argv):
             return 0
         if command == "people" and len(args) in (1, 3) and args[1:2] in ([], ["--images"], ["--env"]):
             return _people(args)
-        if command == "java" and len(args) <= 1:
-            print(write_java(*args))
-            return 0
     except (ManifestError, ManifestInputError, PeopleError, OSError) as e:
         print(f"{command}: {e}", file=sys.stderr)
         return 1

@@ -14,31 +14,15 @@ the highest SHA-256(id + "/" + b), first 8 bytes read big-endian (a tie, which n
 practice, goes to the lower picture number). Ids: the fox set's "Renard-N", a custom set's
 source file name without its extension.
 
-Why this is the simplest design that works:
-- stateless: the table is a pure function of the set's ids, so `make images` needs no memory of
-  earlier sets (no state file to keep, lose or merge) and any two runs agree;
-- deterministic and order-independent: each bucket's owner depends only on which ids exist, not
-  on their order or on the picture numbers, so renumbering (a file added before others in name
-  order) moves no key;
-- adding a picture moves only the buckets it wins, about 1/(N+1) of them, each from whichever
-  picture had it; removing one moves only its own buckets (every other bucket's maximum is
-  unchanged); replacing a picture's file keeps its id, so no key moves at all;
-- the readers stay trivial: a fixed table of 10,000 buckets is what `split_clients` can express
-  (0.01 % is its finest part) and a plain array for Java, with no hashing of ids at request time.
-The fox set has a history, and keeps it: before manifest v2 a key's fox was one of 21 equal
-shares of the hash (split_clients, 4.76 % each, the last taking the rest). Each share is a run
-of whole buckets (476 each, the last 480), so the drawn foxes start from it (ORIGIN): in bucket
-b the fox that owned b's share competes with the highest weight any of the 21 origin ids draws
-there, and the other origin ids do not compete. A new picture still wins about 1/(N+1) of the
-buckets (it must beat the maximum of the 21 draws, as in plain rendezvous), a removed origin fox
-gives up only its own buckets (to the plain draw among the rest), and the keys of every
-existing user keep their fox across the upgrade (all but the keys within a few hash values of
-the old share boundaries, about 0.002 %). A custom set has no history: plain rendezvous.
-Equal shares of the hash (the design before manifest v2) are just as simple to read but move
-about half the keys when a picture is added; consistent hashing on a ring needs virtual nodes to
-be even, and jump hashing cannot remove a picture from the middle. 10,000 buckets keep each
-picture's share within about +-1.5 % of its fair share at 21 pictures (binomial noise), and the
-unkeyed (random) pick does not use the table: it stays uniform over the pictures.
+Stateless (a pure function of the ids: no state file), order-independent (renumbering moves no key);
+adding a picture moves only the buckets it wins, about 1/(N+1), removing one only its own; replacing a
+picture's file keeps its id, so no key moves. 10,000 buckets are split_clients' finest parts and a
+plain array for Java. The unkeyed (random) pick does not use the table.
+
+The drawn foxes (Renard-1..21, ORIGIN) start from 21 equal runs of buckets (476 each, the last 480):
+in each bucket the run's fox draws the highest weight any of them draws there, so the committed
+table gives every key its run's fox, and a picture added later still wins about 1/(N+1) of the
+buckets. A custom set: plain rendezvous.
 """
 import hashlib
 
@@ -78,7 +62,6 @@ def _weight(stable_id, b):
     return int.from_bytes(hashlib.sha256(f"{stable_id}/{b}".encode("utf-8")).digest()[:8], "big")
 
 
-# The drawn foxes' equal shares before manifest v2 (see the module docstring).
 ORIGIN = tuple(f"Renard-{n}" for n in range(1, 22))
 ORIGIN_SHARE = BUCKETS // len(ORIGIN)        # 476 buckets each, the last one 480
 

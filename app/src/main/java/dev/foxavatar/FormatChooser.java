@@ -1,68 +1,102 @@
 package dev.foxavatar;
 
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * Picks the image format from a request's {@code Accept} header: the first of the manifest's formats
- * whose Accept regex (case-insensitive) finds a match, else the last one (no regex). Each thread (an
- * Undertow IO thread) reuses its own Matchers, reset per request: nothing is allocated per request.
- * A browser sends the same Accept with every image, so each thread remembers its last header and
- * answer: a repeat costs one string comparison instead of the regexes.
+ * Picks a format from a request's {@code Accept} header (RFC 9110 media ranges): the first of the
+ * formats, in order of preference, whose media type the header lists exactly (case-insensitive,
+ * parameters allowed) without a q of zero ({@code q=0}, {@code q=0.0} to {@code q=0.000}); else the last.
+ * {@code image/*} and {@code *}{@code /*} do not count: a browser that sends them may not decode AVIF.
+ * A scan by index: nothing is allocated, and the chooser holds no state.
  */
 final class FormatChooser {
-    private final Pattern[] patterns;
-    private final ThreadLocal<PerThread> perThread;
+    /** Every format's media type but the last's (the answer when the header lists none of them). */
+    private final String[] types;
 
-    /** One IO thread's Matchers and its last header and answer. */
-    private static final class PerThread {
-        final Matcher[] matchers;
-        String lastAccept;
-        int lastChoice;
-
-        PerThread(Matcher[] matchers) {
-            this.matchers = matchers;
-        }
-    }
-
-    /** @param acceptRegexes one per format, in order of preference; the last is not used */
-    FormatChooser(List<String> acceptRegexes) {
-        if (acceptRegexes.isEmpty()) {
+    /** @param mediaTypes one per format, in order of preference; the last is never matched */
+    FormatChooser(List<String> mediaTypes) {
+        if (mediaTypes.isEmpty()) {
             throw new IllegalArgumentException("no format");
         }
-        patterns = acceptRegexes.subList(0, acceptRegexes.size() - 1).stream()
-                .map(r -> Pattern.compile(r, Pattern.CASE_INSENSITIVE)).toArray(Pattern[]::new);
-        perThread = ThreadLocal.withInitial(() -> {
-            Matcher[] m = new Matcher[patterns.length];
-            for (int i = 0; i < m.length; i++) {
-                m[i] = patterns[i].matcher("");
-            }
-            return new PerThread(m);
-        });
+        types = mediaTypes.subList(0, mediaTypes.size() - 1).toArray(String[]::new);
     }
 
     /** The format index for an {@code Accept} value ({@code null}: no header, the last format). */
     int choose(String accept) {
-        if (accept == null) {
-            return patterns.length;
+        int best = types.length;
+        int length = accept == null ? 0 : accept.length();
+        for (int at = 0; at < length && best > 0; at++) {
+            int end = at;
+            while (end < length && accept.charAt(end) != ',') {
+                end++;
+            }
+            best = Math.min(best, listed(accept, at, end));
+            at = end;
         }
-        PerThread mine = perThread.get();
-        if (accept.equals(mine.lastAccept)) {
-            return mine.lastChoice;
+        return best;
+    }
+
+    /** The index of the type the media range {@code s[from, to)} names with q above zero, else types.length. */
+    private int listed(String s, int from, int to) {
+        int start = skipSpace(s, from, to);
+        int params = start;
+        while (params < to && s.charAt(params) != ';') {
+            params++;
         }
-        int choice = patterns.length;
-        for (int i = 0; i < mine.matchers.length; i++) {
-            Matcher m = mine.matchers[i].reset(accept);
-            boolean found = m.find();
-            m.reset(""); // the Matcher does not keep the header; lastAccept does, one per thread
-            if (found) {
-                choice = i;
-                break;
+        int end = params;
+        while (end > start && isSpace(s.charAt(end - 1))) {
+            end--;
+        }
+        for (int i = 0; i < types.length; i++) {
+            String t = types[i];
+            if (end - start == t.length() && s.regionMatches(true, start, t, 0, t.length())) {
+                for (int p = params; p < to; ) {
+                    int next = p + 1;
+                    while (next < to && s.charAt(next) != ';') {
+                        next++;
+                    }
+                    if (isZeroQ(s, p + 1, next)) {
+                        return types.length;
+                    }
+                    p = next;
+                }
+                return i;
             }
         }
-        mine.lastAccept = accept;
-        mine.lastChoice = choice;
-        return choice;
+        return types.length;
+    }
+
+    /** Whether the parameter {@code s[from, to)} is {@code q=0}: 0, optionally a dot and up to three zeros. */
+    private static boolean isZeroQ(String s, int from, int to) {
+        int at = skipSpace(s, from, to);
+        if (at >= to || (s.charAt(at) | 0x20) != 'q') {
+            return false;
+        }
+        at = skipSpace(s, at + 1, to);
+        if (at >= to || s.charAt(at) != '=') {
+            return false;
+        }
+        at = skipSpace(s, at + 1, to);
+        if (at >= to || s.charAt(at++) != '0') {
+            return false;
+        }
+        if (at < to && s.charAt(at) == '.') {
+            at++;
+            for (int zeros = 0; zeros < 3 && at < to && s.charAt(at) == '0'; zeros++) {
+                at++;
+            }
+        }
+        return skipSpace(s, at, to) == to;
+    }
+
+    private static int skipSpace(String s, int at, int to) {
+        while (at < to && isSpace(s.charAt(at))) {
+            at++;
+        }
+        return at;
+    }
+
+    private static boolean isSpace(char c) {
+        return c == ' ' || c == '\t';
     }
 }

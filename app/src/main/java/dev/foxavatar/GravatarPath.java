@@ -7,28 +7,31 @@ package dev.foxavatar;
  * hash is the key exactly as written, so {@code /avatar/<hash>} gets the fox of {@code /?u=<hash>}; an
  * upper-case hash is another key, as it is for {@code u} (Nginx cannot lower-case, and the fallback must
  * agree). Anything else under {@code /avatar/} (a trailing slash, junk after the hash, another length,
- * dot segments) is no key. Scans by index: nothing is allocated. The prefix and the numbers are the
- * image-set contract's ({@link ImageSetContract}: {@code GRAVATAR_PREFIX}, {@code GRAVATAR_MD5_DIGITS},
- * {@code GRAVATAR_SHA256_DIGITS}, {@code GRAVATAR_MAX_EXTENSION}), which Nginx's maps and location take too.
+ * dot segments) is no key. Scans by index: nothing is allocated. Nginx takes the same prefix and numbers from imageset/contract.py.
  */
 final class GravatarPath {
+    static final String PREFIX = "/avatar/";
+    private static final int MD5_DIGITS = 32;
+    private static final int SHA256_DIGITS = 64;
+    private static final int MAX_EXTENSION = 5;
+
     private GravatarPath() {
     }
 
     /**
-     * The hash in {@code path} (a request path that starts with {@link ImageSetContract#GRAVATAR_PREFIX}) as
+     * The hash in {@code path} (a request path that starts with {@link #PREFIX}) as
      * {@code start << 32 | end}, or {@link AvatarQuery#NONE} when the rest of the path is not a hash with
      * an optional extension.
      */
     static long hash(String path) {
-        int start = ImageSetContract.GRAVATAR_PREFIX.length();
+        int start = PREFIX.length();
         int length = path.length();
         int end = start;
         while (end < length && isHexDigit(path.charAt(end))) {
             end++;
         }
         int digits = end - start;
-        if ((digits != ImageSetContract.GRAVATAR_MD5_DIGITS && digits != ImageSetContract.GRAVATAR_SHA256_DIGITS)
+        if ((digits != MD5_DIGITS && digits != SHA256_DIGITS)
                 || !isExtensionOrNothing(path, end)) {
             return AvatarQuery.NONE;
         }
@@ -41,7 +44,7 @@ final class GravatarPath {
             return true;
         }
         int letters = length - at - 1;
-        if (path.charAt(at) != '.' || letters < 1 || letters > ImageSetContract.GRAVATAR_MAX_EXTENSION) {
+        if (path.charAt(at) != '.' || letters < 1 || letters > MAX_EXTENSION) {
             return false;
         }
         for (int i = at + 1; i < length; i++) {

@@ -2,14 +2,14 @@ package dev.foxavatar;
 
 /**
  * The size rule of the Gravatar URL: {@code s}, else {@code size} (read as for {@code /}, see
- * {@link AvatarQuery#size}); 1 to {@link ImageSetContract#GRAVATAR_MAX} (2048) px is Gravatar's range and
+ * {@link AvatarQuery#size}); 1 to {@link #MAX} (2048) px is Gravatar's range and
  * snaps up the ladder (the top rung above it); anything else (none, 0, out of range, not a number) is
- * Gravatar's default, {@link ImageSetContract#GRAVATAR_DEFAULT} (80) px. Built once: a lookup is a
+ * Gravatar's default, {@link #DEFAULT} (80) px. Built once: a lookup is a
  * comparison and an array read.
  */
 final class GravatarSize {
-    static final int DEFAULT = ImageSetContract.GRAVATAR_DEFAULT;
-    static final int MAX = ImageSetContract.GRAVATAR_MAX;
+    static final int DEFAULT = 80;
+    static final int MAX = 2048;
 
     private final SizeLadder ladder;
     private final int defaultIndex;

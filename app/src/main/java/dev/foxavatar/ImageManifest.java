@@ -6,11 +6,11 @@ import java.util.List;
 /**
  * The image set as the sidecar answers from it, made once at start by {@link ManifestReader#read} after
  * every check of {@code <images>/manifest.tsv}, and immutable (the arrays are copied in and out;
- * {@link #path} and {@link #largestSizeIndex} read them without copying). A picture's sizes are a prefix
+ * {@link #path} reads them without copying). A picture's sizes are a prefix
  * of the ladder; asked for a size above its largest, it answers its largest (the fill rule, applied once
  * by the reader: {@link #path}).
  *
- * @param formats in order of preference; the last one is the fallback (empty Accept regex)
+ * @param formats in order of preference; the last is served when Accept lists none of the others
  * @param keyedMaxAge {@code Cache-Control: max-age} of a keyed answer, seconds
  * @param maxKeyLength the longest key accepted, in characters
  * @param defaultSize the size (px) answered when no valid size is asked: one of {@code sizes}
@@ -18,22 +18,27 @@ import java.util.List;
  * @param sizes the size ladder, ascending (px)
  * @param paths the [picture index][size index][format index] table of paths, the fill rule applied
  * @param largest the size index of each picture's largest image
- * @param buckets the picture index (0-based) of each of the {@link ImageSetContract#BUCKETS} key buckets
+ * @param buckets the picture index (0-based) of each of the {@link KeyBuckets#BUCKETS} key buckets
  * @param variants the keyed identities of a drawn set, or null
  */
 record ImageManifest(List<Format> formats, int keyedMaxAge, int maxKeyLength, int defaultSize, int[] foxes,
         int[] sizes, String[][][] paths, int[] largest, int[] buckets, Variants variants) {
 
-    /** A {@code format} line: extension, media type, Accept regex (empty for the last, the fallback). */
-    public record Format(String extension, String mediaType, String acceptRegex) {
+    /** A {@code format} line: extension and media type. */
+    public record Format(String extension, String mediaType) {
     }
 
     /**
      * The {@code variants} record: each picture's keyed identities, {@code directory/STEM.svg} and
      * {@code directory/STEM-SIZE.png} for each of {@code sizes}, STEM {@code prefix-FOX-vV} (V below
-     * {@code count}) or {@link ImageSetContract#MP}, {@link ImageSetContract#BLANK}.
+     * {@code count}) or {@link #MP}, {@link #BLANK} (Gravatar's d=mp and d=blank); the SVG for a request
+     * whose Accept lists {@link #SVG}.
      */
     record Variants(String directory, String prefix, int count, int[] sizes) {
+        static final String MP = "mp";
+        static final String BLANK = "blank";
+        static final String SVG = "image/svg+xml";
+
         Variants {
             sizes = sizes.clone();
         }
@@ -99,11 +104,6 @@ record ImageManifest(List<Format> formats, int keyedMaxAge, int maxKeyLength, in
     @Override
     public String[][][] paths() {
         return copy(paths);
-    }
-
-    /** The size index of picture index f's largest image. */
-    public int largestSizeIndex(int fox) {
-        return largest[fox];
     }
 
     @Override

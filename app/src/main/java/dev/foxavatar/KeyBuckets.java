@@ -8,22 +8,24 @@ package dev.foxavatar;
  * come and go (imageset/buckets.py).
  */
 final class KeyBuckets {
+    /** How many buckets a manifest's table has. */
+    static final int BUCKETS = 10_000;
     /** split_clients' width of a 0.01 % part: floor(0xffffffff / BUCKETS). */
-    static final long PART = 0xffffffffL / ImageSetContract.BUCKETS;
+    static final long PART = 0xffffffffL / BUCKETS;
     /** The picture index (0-based) of each bucket. */
     private final int[] buckets;
 
-    /** @param buckets the picture index of each of the {@link ImageSetContract#BUCKETS} buckets */
+    /** @param buckets the picture index of each of the {@link #BUCKETS} buckets */
     KeyBuckets(int[] buckets) {
-        if (buckets.length != ImageSetContract.BUCKETS) {
-            throw new IllegalArgumentException(ImageSetContract.BUCKETS + " buckets, got " + buckets.length);
+        if (buckets.length != BUCKETS) {
+            throw new IllegalArgumentException(BUCKETS + " buckets, got " + buckets.length);
         }
         this.buckets = buckets.clone();
     }
 
     /** The bucket (0 to BUCKETS - 1) of a MurmurHash2 value, read as unsigned 32 bits. */
     static int bucket(int hash) {
-        return (int) Math.min((hash & 0xffffffffL) / PART, ImageSetContract.BUCKETS - 1);
+        return (int) Math.min((hash & 0xffffffffL) / PART, BUCKETS - 1);
     }
 
     /** The picture index (0-based) for a MurmurHash2 value. */

@@ -17,7 +17,7 @@ final class ManifestDigest {
     static String of(Path imagesDirectory) {
         try {
             byte[] sha = MessageDigest.getInstance("SHA-256")
-                    .digest(Files.readAllBytes(imagesDirectory.resolve(ImageSetContract.FILE)));
+                    .digest(Files.readAllBytes(imagesDirectory.resolve(ManifestReader.FILE)));
             StringBuilder hex = new StringBuilder(HEX_DIGITS);
             for (int i = 0; i < HEX_DIGITS / 2; i++) {
                 hex.append(Character.forDigit((sha[i] >> 4) & 0xf, 16)).append(Character.forDigit(sha[i] & 0xf, 16));

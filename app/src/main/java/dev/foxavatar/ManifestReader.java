@@ -18,31 +18,31 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
-import static dev.foxavatar.ImageSetContract.BUCKETS;
-import static dev.foxavatar.ImageSetContract.FILE;
-import static dev.foxavatar.ImageSetContract.MAX_AGE;
-import static dev.foxavatar.ImageSetContract.MAX_FOX;
-import static dev.foxavatar.ImageSetContract.MAX_KEY_LENGTH;
-import static dev.foxavatar.ImageSetContract.MAX_SIZE;
+import static dev.foxavatar.KeyBuckets.BUCKETS;
 
 /**
- * Reads and checks {@code <images>/manifest.tsv} (manifest v2, made by {@code make images}) once at
- * start, then builds the {@link ImageManifest}. The checks, their order and their words are those of
- * the image set's Python owner (imageset/manifest.py), from the same patterns and
- * bounds ({@link ImageSetContract}); both readers run the table of tests/images/manifest-cases.txt.
+ * Reads and checks {@code <images>/manifest.tsv} (made by {@code make images}) once at start, then
+ * builds the {@link ImageManifest}. The checks, their order, their bounds and their words are those of
+ * the image set's Python owner (imageset/manifest.py, imageset/contract.py); both readers run the
+ * table of tests/images/manifest-cases.txt.
  * Each line in turn: UTF-8 text, no control character but the tab (a line may end CR LF), each record's
  * shape and numbers, each listed path plain and naming a readable regular file inside the set (links
  * resolved). Then the set: every record there, every picture numbered, complete at every rung of its
  * ladder, and the buckets naming its pictures. Any fault is a {@link ManifestException}.
  */
 final class ManifestReader {
-    private static final Pattern EXTENSION = Pattern.compile(ImageSetContract.EXTENSION);
-    private static final Pattern MEDIA_TYPE = Pattern.compile(ImageSetContract.MEDIA_TYPE);
-    private static final Pattern NUMBER = Pattern.compile(ImageSetContract.NUMBER);
-    private static final Pattern PATH = Pattern.compile(ImageSetContract.PATH);
-    private static final Pattern PREFIX = Pattern.compile(ImageSetContract.IDENTITY_PREFIX);
+    /** The manifest's name in an images directory. */
+    static final String FILE = "manifest.tsv";
+    private static final int MAX_FOX = 9999;
+    private static final int MAX_SIZE = 4096;
+    private static final int MAX_AGE = 31_536_000;
+    private static final int MAX_KEY_LENGTH = 1024;
+    private static final Pattern EXTENSION = Pattern.compile("[a-z0-9]+");
+    private static final Pattern MEDIA_TYPE = Pattern.compile("[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*");
+    private static final Pattern NUMBER = Pattern.compile("[0-9]{1,9}");
+    private static final Pattern PATH = Pattern.compile("[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*");
+    private static final Pattern PREFIX = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,39}");
 
     /** One {@code image} or {@code legacy} line, kept with its number for the checks of the whole set. */
     private record Entry(int line, boolean image, String path, int fox, int size, String format) {
@@ -51,7 +51,6 @@ final class ManifestReader {
     private final Path file;
     private final Path root;
     private final List<ImageManifest.Format> formats = new ArrayList<>();
-    private final List<Integer> formatLines = new ArrayList<>();
     private final List<Entry> entries = new ArrayList<>();
     private final Set<String> paths = new HashSet<>();
     private int keyedLine;
@@ -114,22 +113,11 @@ final class ManifestReader {
         String[] f = line.split("\t", -1);
         switch (f[0]) {
             case "format" -> {
-                // The last line's regex is empty: a trailing tab may be there or not.
-                expect(n, f, f.length == 3 || f.length == 4, "format<TAB>extension<TAB>media type<TAB>Accept regex");
-                String regex = f.length == 4 ? f[3] : "";
+                expect(n, f, f.length == 3, "format<TAB>extension<TAB>media type");
                 check(n, EXTENSION.matcher(f[1]).matches(), "extension '" + f[1] + "' is not [a-z0-9]+");
                 check(n, MEDIA_TYPE.matcher(f[2]).matches(), "'" + f[2] + "' is not a media type");
                 check(n, formats.stream().noneMatch(x -> x.extension().equals(f[1])), "format " + f[1] + " listed twice");
-                String problem = AcceptRegex.problem(regex);
-                check(n, problem == null, "the Accept regex is outside the subset Java, PCRE and Python read alike: "
-                        + problem);
-                try {
-                    Pattern.compile(regex, Pattern.CASE_INSENSITIVE);
-                } catch (PatternSyntaxException e) {
-                    throw fault(n, "the Accept regex does not compile: " + e.getDescription());
-                }
-                formats.add(new ImageManifest.Format(f[1], f[2], regex));
-                formatLines.add(n);
+                formats.add(new ImageManifest.Format(f[1], f[2]));
             }
             case "keyed" -> {
                 expect(n, f, f.length == 3, "keyed<TAB>max-age<TAB>max key length");
@@ -216,12 +204,6 @@ final class ManifestReader {
     private ImageManifest whole() throws ManifestException {
         if (formats.isEmpty()) {
             throw new ManifestException(file + ": no format line");
-        }
-        for (int i = 0; i < formats.size(); i++) {
-            boolean last = i == formats.size() - 1;
-            check(formatLines.get(i), formats.get(i).acceptRegex().isEmpty() == last, last
-                    ? "the last format line must have an empty Accept regex (the answer when none matches)"
-                    : "only the last format line may have an empty Accept regex");
         }
         List<Entry> images = entries.stream().filter(Entry::image).toList();
         if (keyedLine == 0) {

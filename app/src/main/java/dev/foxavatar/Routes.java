@@ -51,7 +51,7 @@ final class Routes {
                         counted(metrics, RequestMetrics.OTHER, EmptyAnswer.NOT_FOUND)),
                 Paths.exact(AVATAR_PATH, guarded(AVATAR_PATH, metrics, RequestMetrics.RANDOM,
                         new GetOrHeadOnly(avatar, refusedOnAvatar))),
-                Paths.prefix(ImageSetContract.GRAVATAR_PREFIX, guarded(ImageSetContract.GRAVATAR_PREFIX, metrics, RequestMetrics.GRAVATAR,
+                Paths.prefix(GravatarPath.PREFIX, guarded(GravatarPath.PREFIX, metrics, RequestMetrics.GRAVATAR,
                         new GetOrHeadOnly(gravatar, refusedOnGravatar))),
                 Paths.exact(HEALTH_PATH, guarded(HEALTH_PATH, metrics, RequestMetrics.HEALTH,
                         counted(metrics, RequestMetrics.HEALTH, new GetOrHeadOnly(health)))));

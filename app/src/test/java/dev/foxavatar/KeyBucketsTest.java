@@ -29,7 +29,7 @@ class KeyBucketsTest {
 
     @Test
     void a_keys_picture_is_its_buckets_entry_in_the_table() throws Exception {
-        int[] table = IntStream.range(0, ImageSetContract.BUCKETS).map(b -> (b * 7) % 21).toArray();
+        int[] table = IntStream.range(0, KeyBuckets.BUCKETS).map(b -> (b * 7) % 21).toArray();
         KeyBuckets buckets = new KeyBuckets(table);
         for (String[] row : AvatarQueryTest.vectors("murmur2-nginx.tsv")) {
             String key = row[0];

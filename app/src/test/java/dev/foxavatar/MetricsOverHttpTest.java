@@ -110,7 +110,7 @@ class MetricsOverHttpTest extends ServerOverHttp {
 
     @Test
     void the_image_set_and_the_build_are_told_by_info_metrics() throws Exception {
-        byte[] manifest = Files.readAllBytes(dir.resolve(ImageSetContract.FILE));
+        byte[] manifest = Files.readAllBytes(dir.resolve(ManifestReader.FILE));
         String digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(manifest)).substring(0, 12);
         Scrape s = scrape();
         assertEquals(1, s.value("fox_avatar_image_set_info", "pictures=\"" + FOXES + "\"", "rungs=\"9\"",

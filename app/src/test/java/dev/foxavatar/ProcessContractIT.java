@@ -129,7 +129,7 @@ class ProcessContractIT {
     @Test
     void a_manifest_naming_a_missing_file_exits_2_naming_the_manifest_and_the_line() throws Exception {
         Path images = images();
-        List<String> lines = Files.readAllLines(images.resolve(ImageSetContract.FILE));
+        List<String> lines = Files.readAllLines(images.resolve(ManifestReader.FILE));
         int index = 0;
         while (!lines.get(index).startsWith("image\t")) {
             index++;
@@ -137,7 +137,7 @@ class ProcessContractIT {
         String path = lines.get(index).split("\t")[1];
         Files.delete(images.resolve(path));
         // A fault of the set, not of a setting: the line names the manifest file, not --images.
-        assertExitsNamingSetting(2, images.toAbsolutePath().normalize().resolve(ImageSetContract.FILE) + " line "
+        assertExitsNamingSetting(2, images.toAbsolutePath().normalize().resolve(ManifestReader.FILE) + " line "
                 + (index + 1) + ": missing file: " + path, launch(Map.of(), "--images", images.toString()));
     }
 
