@@ -93,16 +93,6 @@ def test_the_built_collections_filters_run_the_owner_without_the_repository(buil
     assert "manifest.tsv: No such file or directory" in missing and "\n" not in missing
 
 
-def test_nginx_data_snaps_sizes_up_the_ladder_and_keeps_gravatars_range():
-    m = read_manifest(ROOT / "images")
-    data = template_data(m)
-    assert dict(data["root_sizes"])[33] == 48 and dict(data["root_sizes"])[512] == 512
-    assert len(data["gravatar_sizes"]) == contract.GRAVATAR_MAX
-    assert dict(data["gravatar_sizes"])[contract.GRAVATAR_MAX] == 512
-    assert data["gravatar_default_size"] == 96     # 80 px snaps up to the 96 px rung
-    assert len(data["buckets"]) == contract.BUCKETS and data["bucket_share"] == "0.01%"
-
-
 def set_of(directory):
     return sorted(str(p.relative_to(directory)) for p in Path(directory).rglob("*") if p.is_file())
 
