@@ -6,8 +6,8 @@ read from Chromium's own network log (DevTools events).
   1x and 2x screens): each is its identity's SVG (80 px over the density where a page sets no size),
   in at most 2 KB, and a reload sends no request at all.
 - Another origin fetch()es an avatar and reads it, draws one on a canvas and reads its pixels, and
-  a page isolated with COEP require-corp shows them: with the sidecar up, and with it stopped (the
-  fallback's pictures without a key).
+  a page isolated with COEP require-corp shows them (the fallback's answers carry the same headers:
+  test_fallback.py).
 FOX_AVATAR_SCREENSHOT=PATH saves the comment thread as PNG (docs/embed.png:
 FOX_AVATAR_SCREENSHOT=$PWD/docs/embed.png CI=true tests/nginx/run.sh -k comment)."""
 import hashlib
@@ -22,7 +22,6 @@ import pytest
 
 from conftest import serve_html
 from imageset import read_manifest
-from stack.client import get, wait_for_fallback, wait_for_sidecar
 from stack.images import identity_locations, manifest  # noqa: F401 (fixture)
 
 IMAGES_PER_PAGE = 8
@@ -224,11 +223,7 @@ def other_origin(tmp_path_factory):
 def use_from_another_origin(stack, manifest, driver, pages, phase):
     """fetch() + canvas from a plain page; plain <img>s on an isolated page. Every hop (the 302 and
     the image) needs CORS, Timing-Allow-Origin and Cross-Origin-Resource-Policy for this."""
-    up = phase == "up"      # down: Nginx's fallback, which answers only `/` without a key (a PNG)
-
     def avatar(who):
-        if not up:
-            return f"{stack.https_origin()}/?s=64&{phase}-{who}"
         return f"{stack.https_origin()}/avatar/{hashlib.md5(f'{phase}-{who}'.encode()).hexdigest()}?s=64"
     driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
     driver.set_script_timeout(30)
@@ -236,29 +231,18 @@ def use_from_another_origin(stack, manifest, driver, pages, phase):
     out = driver.execute_async_script(READ_AVATARS, avatar("fetch"), avatar("img"))
     assert "error" not in out and out["status"] == 200 and out["redirected"], (phase, out)
     path = urlsplit(out["url"]).path          # fetch() lists no SVG: the identity's 64 px PNG
-    size = 64 if up else manifest.default_size
-    assert (path in identity_locations(manifest)) == up and (out["type"], out["width"], out["height"]) == ("image/png", size, size), out
+    assert path in identity_locations(manifest) and (out["type"], out["width"], out["height"]) == ("image/png", 64, 64), out
     assert out["bytes"] == (stack.images_dir / path.lstrip("/")).stat().st_size, (phase, out)
-    width = 80 if up else size                # an <img> of a key: the SVG
-    assert out["canvas"]["width"] == width and out["canvas"]["colours"] > 20, f"{phase}: a blank fox? {out}"
+    assert out["canvas"]["width"] == 80 and out["canvas"]["colours"] > 20, f"{phase}: a blank fox? {out}"   # an <img>: the SVG
     assert out["timing"] and all(t["transferSize"] > 0 and t["redirectEnd"] > 0 for t in out["timing"]), out
     driver.get(pages[1])
-    urls = [f"{stack.https_origin()}/?s=64&u={phase}" if up else avatar("u"), f"{stack.https_origin()}/?s=64&{phase}", avatar("coep")]
+    urls = [f"{stack.https_origin()}/?s=64&u={phase}", f"{stack.https_origin()}/?s=64&{phase}", avatar("coep")]
     shown = driver.execute_async_script(SHOW_AVATARS, urls)
-    assert shown == {"isolated": True, "widths": [80, 64, 80] if up else [size] * 3}, (phase, shown)   # the keyed ones: SVGs
-    return avatar("fetch")
+    assert shown == {"isolated": True, "widths": [80, 64, 80]}, (phase, shown)   # the keyed ones: SVGs
 
 
-def test_another_origin_reads_draws_and_embeds_avatars_with_the_sidecar_up_and_down(
-        loopback, manifest, browser, other_origin):
+def test_another_origin_reads_draws_and_embeds_avatars(loopback, manifest, browser, other_origin):
     try:
-        fetched = use_from_another_origin(loopback, manifest, browser, other_origin, "up")
-        assert b"<html>" not in get(loopback, fetched[len(loopback.https_origin()):]).body, "the sidecar's 302"
-        loopback.stop_app()
-        wait_for_fallback(loopback)
-        fetched = use_from_another_origin(loopback, manifest, browser, other_origin, "down")
-        assert b"<html>" in get(loopback, fetched[len(loopback.https_origin()):]).body, "the fallback's 302"
+        use_from_another_origin(loopback, manifest, browser, other_origin, "up")
     finally:
-        loopback.start_app()
         browser.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
-    wait_for_sidecar(loopback)
