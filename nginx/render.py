@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
 """Render the Nginx site, one file, from nginx/fox-avatar.conf.j2.
 
-    nginx/render.py [VARS.json ...] [name=value ...] [--images DIR [--people FILE]] [-o OUTPUT]
+    nginx/render.py [VARS.json ...] [name=value ...] [--images DIR] [-o OUTPUT]
 
 Variables come from JSON files and name=value pairs (a value is parsed as JSON when it can be:
 443, true, ["127.0.0.1"]; otherwise it is a string). --images DIR sets avatar_image_set from
-DIR/manifest.tsv (imageset.nginx.template_data; every file it lists must be in DIR), --people FILE
-avatar_people from a list of people (people.tsv, checked against that set).
+DIR/manifest.tsv (imageset.nginx.template_data; every file it lists must be in DIR).
 The template pulls in fox-avatar/*.conf with Jinja's include (search path: this directory), with
 the Jinja settings of Ansible's template module: trim_blocks, and the template's trailing newline
 kept (Ansible adds it back; an included file's is dropped). A missing variable or an incomplete
@@ -24,8 +23,7 @@ HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "fox-avatar.conf.j2"
 sys.path.insert(0, str(HERE.parent))   # imageset/: the repository root, or the image's lib dir
 from imageset import ManifestError, read_manifest  # noqa: E402
-from imageset.nginx import people_rows, template_data  # noqa: E402
-from imageset.people import PeopleError, read_people  # noqa: E402
+from imageset.nginx import template_data  # noqa: E402
 
 
 def render(variables, template=TEMPLATE):
@@ -45,11 +43,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("inputs", nargs="*", metavar="VARS.json|name=value")
     parser.add_argument("--images", metavar="DIR", help="set avatar_image_set from DIR/manifest.tsv")
-    parser.add_argument("--people", metavar="FILE", help="set avatar_people from FILE (needs --images)")
     parser.add_argument("-o", "--output", help="file to write (default: stdout)")
     args = parser.parse_args(argv)
-    if args.people is not None and args.images is None:
-        parser.error("--people needs --images (the set the list is checked against)")
     variables = {}
     for item in args.inputs:
         if "=" in item and not item.endswith(".json"):
@@ -73,13 +68,6 @@ def main(argv=None):
             print(f"render: --images: {e}", file=sys.stderr)
             return 2
         variables["avatar_image_set"] = template_data(m)
-    if args.people is not None:
-        try:
-            with open(args.people, encoding="utf-8") as f:
-                variables["avatar_people"] = people_rows(read_people(f.read(), m, os.path.basename(args.people)))
-        except (OSError, PeopleError) as e:
-            print(f"render: --people: {e}", file=sys.stderr)
-            return 2
     try:
         text = render(variables)
     except jinja2.UndefinedError as e:

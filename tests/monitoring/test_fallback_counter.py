@@ -2,10 +2,10 @@
 (avatar_fallback_syslog) and counted by monitoring/mtail/fox-avatar.mtail, on the stack whose access
 logs are off (the feed does not depend on them)."""
 import re
-import time
+import socket
 
 from monitoring.conftest import start_mtail, value, wait_until
-from stack.client import get, request, wait_for_sidecar
+from stack.client import _Connection, get, request, wait_for_sidecar
 
 HASH = "0123456789abcdef0123456789abcdef"
 COUNTER = "fox_avatar_fallback_answers_total"
@@ -14,18 +14,20 @@ COUNTER = "fox_avatar_fallback_answers_total"
 def counts(edge):
     samples = edge.mtail.metrics()
     return {(route, status): value(samples, COUNTER, route=route, status=status)
-            for route in ("/", "/avatar/") for status in ("302", "405")}
+            for route in ("/", "/avatar/") for status in ("302", "503", "405")}
 
 
 def test_every_fallback_answer_is_counted_once_by_route_and_status_and_nothing_else(edge):
-    sent = {("/", "302"): 5, ("/avatar/", "302"): 3, ("/", "405"): 2}
+    sent = {("/", "302"): 4, ("/", "503"): 2, ("/avatar/", "503"): 3, ("/", "405"): 2}
     before = counts(edge)
     edge.stop_app()
     try:
         for _ in range(sent[("/", "302")]):
-            assert get(edge, "/?u=someone&s=64").status == 302
-        for _ in range(sent[("/avatar/", "302")]):
-            assert get(edge, f"/avatar/{HASH}?s=80").status == 302
+            assert get(edge, "/?s=64").status == 302
+        for _ in range(sent[("/", "503")]):
+            assert get(edge, "/?u=someone&s=64").status == 503
+        for _ in range(sent[("/avatar/", "503")]):
+            assert get(edge, f"/avatar/{HASH}?s=80").status == 503
         for _ in range(sent[("/", "405")]):
             assert request(edge, "POST", "/", body=b"x").status == 405
         expected = {k: before[k] + sent.get(k, 0) for k in before}
@@ -38,12 +40,22 @@ def test_every_fallback_answer_is_counted_once_by_route_and_status_and_nothing_e
 
 
 def test_answers_of_the_running_sidecar_are_not_sent(edge):
+    """Sent on one connection, then a last request: Nginx logs (and would feed) each request before
+    it reads the next. Then a line of the test's own on the feed: once mtail has read it, it has
+    read whatever Nginx sent before."""
     before, lines = counts(edge), value(edge.mtail.metrics(), "mtail_lines_total")
-    for path in ("/", "/?s=64&u=someone", f"/avatar/{HASH}", "/nope"):
-        get(edge, path)
-    request(edge, "POST", "/", body=b"x")
-    time.sleep(1)   # what is not sent cannot be waited for: a datagram on loopback takes far less
-    assert counts(edge) == before and value(edge.mtail.metrics(), "mtail_lines_total") == lines
+    conn = _Connection(edge, True, 10)
+    try:
+        for method, path in [("GET", "/"), ("GET", "/?s=64&u=someone"), ("GET", f"/avatar/{HASH}"), ("GET", "/nope"),
+                             ("POST", "/"), ("GET", "/nope")]:
+            conn.request(method, path, body=b"x" if method == "POST" else None)
+            conn.getresponse().read()
+    finally:
+        conn.close()
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as feed:
+        feed.sendto(b"a line of the test's own\n", ("127.0.0.1", edge.feed_port))
+    assert wait_until(lambda: value(edge.mtail.metrics(), "mtail_lines_total") > lines), "mtail read nothing"
+    assert counts(edge) == before and value(edge.mtail.metrics(), "mtail_lines_total") == lines + 1
 
 
 def test_with_nothing_on_the_feed_port_the_fallback_still_answers_and_logs_nothing_private(edge):
@@ -54,7 +66,7 @@ def test_with_nothing_on_the_feed_port_the_fallback_still_answers_and_logs_nothi
     error_logs = {p: p.read_text() for p in edge.logs.glob("*error.log")}
     edge.stop_app()
     try:
-        assert [get(edge, "/?u=someone-private").status for _ in range(4)] == [302] * 4
+        assert [get(edge, "/?u=someone-private").status for _ in range(4)] == [503] * 4
     finally:
         edge.start_app()
         wait_for_sidecar(edge)

@@ -71,9 +71,12 @@ def test_the_fallback_answers_over_plain_http_with_the_same_headers(proxied):
     proxied.stop_app()
     try:
         wait_for_fallback(proxied, https=False)
-        r = via_proxy(proxied, "/?s=64&u=someone")
-        assert r.status == 302 and b"<html>" in r.body and r.header("Cache-Control") == "public, max-age=3600"
+        r = via_proxy(proxied, "/?s=64")
+        assert r.status == 302 and b"<html>" in r.body and r.header("Cache-Control") == "no-store"
         assert_plain_header_set(r, "the fallback's 302")
+        r = via_proxy(proxied, "/?s=64&u=someone")
+        assert (r.status, r.header("Retry-After")) == (503, "10")
+        assert_plain_header_set(r, "the fallback's 503")
     finally:
         proxied.start_app()
     wait_for_sidecar(proxied, https=False)

@@ -1,6 +1,6 @@
 """A set of someone's own pictures, made by the real command (`make images SRC=... OUT=...`), and
 what any stack serving it must answer: only its pictures, every size and format, the fill rule for
-pictures that stop below the top of the ladder, and a fallback that agrees with the sidecar.
+pictures that stop below the top of the ladder, and the fallback's pictures.
 
     out = make_custom_set(tmp_dir)        # three pictures: 600 px (up to 512), 200 px (transparent, up to 192), 300 px (up to 256)
     assert_serves_the_custom_set(stack)   # stack.images_dir is that set
@@ -68,14 +68,16 @@ def assert_serves_the_custom_set(stack, check_fallback=True):
     assert len({sidecar[q, f].split("-")[1] for q, f in sidecar}) > 1, "every key got one picture"
     if not check_fallback:
         return
-    # the Nginx fallback (sidecar stopped) gives the sidecar's answers
+    # the Nginx fallback (sidecar stopped): without a key, this set's picture at the default size or
+    # its own largest below it, in the last format; a keyed request, a 503
     stack.stop_app()
     try:
-        (answers,) = while_stopped([lambda q=q, f=f: get(stack, q, headers={"Accept": ACCEPTS[f]})
-                                    for q, f in corpus])
-        for (query, fmt), r in zip(corpus, answers):
+        (answers,) = while_stopped([lambda i=i: get(stack, f"/?n={i}") for i in range(12)] + [lambda: get(stack, corpus[0][0])])
+        for r in answers[:-1]:
             assert r.status == 302 and b"<html>" in r.body, "a 302 while the sidecar is stopped must be Nginx's"
-            assert redirect_target(stack, r) == sidecar[query, fmt], (query, fmt)
+            e = redirect_entry(stack, m, r)
+            assert (e.size, e.fmt) == (min(m.default_size, m.largest(e.fox)), m.formats[-1].ext), e
+        assert answers[-1].status == 503, answers[-1].status
     finally:
         stack.start_app()
     wait_for_sidecar(stack, 60)

@@ -1,11 +1,7 @@
 package dev.foxavatar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -120,20 +116,18 @@ class AvatarQueryTest {
         assertEquals(NONE, AvatarQuery.key("u=abcd", 3), "the manifest's max key length is the limit");
     }
 
-    /** Every query of args-nginx.tsv: our s, size and u values equal what nginx 1.22.1's $arg_ gave. */
-    @Test
-    void the_parameters_are_exactly_nginx_arg_variables() throws IOException {
-        List<String[]> rows = vectors("args-nginx.tsv");
-        assertTrue(rows.size() > 40, "vectors: " + rows.size());
-        for (String[] row : rows) {
-            String query = row[0];
-            assertEquals(row[1], value(query, "s"), "$arg_s of ?" + query);
-            assertEquals(row[2], value(query, "size"), "$arg_size of ?" + query);
-            assertEquals(row[3], value(query, "u"), "$arg_u of ?" + query);
-        }
+    /** What nginx 1.22.1's $arg_s, $arg_size and $arg_u gave for these queries ("-": empty). */
+    @ParameterizedTest(name = "?{0}: s={1} size={2} u={3}")
+    @CsvSource(delimiter = '|', value = {
+        "S=1&s=2|1|-|-", "xu=1&u=2|-|-|2", "u=1&u=2|-|-|1", "s&s=7|7|-|-", "s=1=2|1=2|-|-", "s==64|=64|-|-",
+        "s=32;u=x|32;u=x|-|-", "s=32&&u=x|32|-|x", "a=s=1&s=2|2|-|-", "u=x&s=64&u=y&size=9|64|9|x", "size=48&s=|-|48|-",
+        "uU=1&Uu=2&U=3|-|-|3", "s=%2564|%2564|-|-", "u=|-|-|-",
+    })
+    void the_parameters_are_exactly_nginx_arg_variables(String query, String s, String size, String u) {
+        assertEquals(List.of(s, size, u), List.of(value(query, "s"), value(query, "size"), value(query, "u")).stream()
+                .map(v -> v.isEmpty() ? "-" : v).toList());
     }
 
-    /** The data lines of a committed test-data TSV (a {@code #} first line says how it was made). */
     @ParameterizedTest(name = "?{0} asks for default {1}")
     @CsvSource(delimiter = '|', value = {
         "d=404|2", "D=404|2", "default=404|2", "d=&default=mp|0", "d=mm|0", "d=blank&default=404|1",
@@ -147,12 +141,5 @@ class AvatarQueryTest {
     void forcedefault_is_f_y_else_forcedefault_y() {
         assertEquals(List.of(true, true, true, false, false, false), List.of("f=y", "F=y&d=404", "f=&forcedefault=y",
                 "f=n&forcedefault=y", "f=yes", "ff=y").stream().map(AvatarQuery::forceDefault).toList());
-    }
-
-    static List<String[]> vectors(String resource) throws IOException {
-        try (InputStream in = AvatarQueryTest.class.getResourceAsStream(resource)) {
-            return new String(in.readAllBytes(), StandardCharsets.US_ASCII).lines()
-                    .filter(l -> !l.startsWith("#")).map(l -> l.split("\t", -1)).toList();
-        }
     }
 }

@@ -4,36 +4,28 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The picture for a key: the bucket nginx's split_clients picks among 10,000 parts of 0.01 %, then the
- * manifest's table. murmur2-nginx.tsv holds the buckets a running nginx 1.22.1 picked with 9,999 lines
- * "0.01% B;" and "* 9999;", including keys on both sides of part boundaries and in the last part's
- * overhang (see app/src/test/tools/nginx-vectors.py).
+ * The picture for a key: the bucket nginx's split_clients picks among 10,000 parts of 0.01 % (9,999
+ * lines "0.01% B;" and "* 9999;"), then the manifest's table; Murmur2Test's vectors hold the buckets
+ * nginx 1.22.1 picked, part boundaries and the last part's overhang included.
  */
 class KeyBucketsTest {
     @Test
-    void the_bucket_is_the_one_nginx_split_clients_picks_among_10000_parts() throws Exception {
-        List<String[]> rows = AvatarQueryTest.vectors("murmur2-nginx.tsv");
-        int edges = 0;
-        for (String[] row : rows) {
-            String key = row[0];
-            assertEquals(Integer.parseInt(row[2]), KeyBuckets.bucket(Murmur2.hash(key, 0, key.length())), "key '" + key + "'");
-            edges += key.startsWith("edge-") ? 1 : 0;
+    void the_bucket_is_the_one_nginx_split_clients_picks_among_10000_parts() {
+        for (Object[] v : Murmur2Test.VECTORS) {
+            assertEquals((int) v[2], KeyBuckets.bucket((int) v[1]), "key '" + v[0] + "'");
         }
-        assertEquals(9, edges, "3 keys at the start of a part, 3 at the end, 3 in the overhang");
     }
 
     @Test
-    void a_keys_picture_is_its_buckets_entry_in_the_table() throws Exception {
+    void a_keys_picture_is_its_buckets_entry_in_the_table() {
         int[] table = IntStream.range(0, KeyBuckets.BUCKETS).map(b -> (b * 7) % 21).toArray();
         KeyBuckets buckets = new KeyBuckets(table);
-        for (String[] row : AvatarQueryTest.vectors("murmur2-nginx.tsv")) {
-            String key = row[0];
-            assertEquals(table[Integer.parseInt(row[2])], buckets.picture(Murmur2.hash(key, 0, key.length())), key);
+        for (Object[] v : Murmur2Test.VECTORS) {
+            assertEquals(table[(int) v[2]], buckets.picture((int) v[1]), Murmur2Test.key(v));
         }
     }
 

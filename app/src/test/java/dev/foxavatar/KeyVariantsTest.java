@@ -5,17 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
 
-/**
- * A key's variant is the part nginx's {@code split_clients "${key}#v"} picks among 80 parts of 1.25 %:
- * murmur2-nginx.tsv's last column, as a running nginx 1.22.1 answered (app/src/test/tools/nginx-vectors.py).
- */
+/** A key's variant is the part nginx's {@code split_clients "${key}#v"} picks among 80 parts of 1.25 % (Murmur2Test's vectors). */
 class KeyVariantsTest {
     @Test
-    void the_variant_is_the_one_nginx_split_clients_picks_over_the_key_and_its_suffix() throws Exception {
+    void the_variant_is_the_one_nginx_split_clients_picks_over_the_key_and_its_suffix() {
         KeyVariants variants = new KeyVariants(80);
-        for (String[] row : AvatarQueryTest.vectors("murmur2-nginx.tsv")) {
-            String query = "u=" + row[0];
-            assertEquals(Integer.parseInt(row[3]), variants.variant(query, 2, query.length()), "key '" + row[0] + "'");
+        for (Object[] v : Murmur2Test.VECTORS) {
+            String query = "u=" + Murmur2Test.key(v);
+            assertEquals((int) v[3], variants.variant(query, 2, query.length()), "key '" + v[0] + "'");
         }
     }
 
