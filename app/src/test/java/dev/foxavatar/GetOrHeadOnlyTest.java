@@ -3,7 +3,6 @@ package dev.foxavatar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The method filter both listeners share, in a real server: GET and HEAD go on, any other method is refused. */
@@ -11,23 +10,11 @@ class GetOrHeadOnlyTest extends ServerOverHttp {
     static final List<String> OTHER_METHODS = List.of("POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE", "BREW");
     private static final String NEXT = "HTTP/1.1 200 OK\nConnection: close\nContent-Length: 4\n\n";
 
-    private Settings settings;
-
-    @BeforeEach
-    void settings() {
-        settings = new Settings(0, "127.0.0.1", dir, "", 1);
-    }
-
     @Test
-    void get_and_head_go_on_to_the_next_handler() throws Exception {
-        start(settings, new GetOrHeadOnly(exchange -> exchange.getResponseSender().send("next")));
+    void get_and_head_go_on_and_every_other_method_gets_405_with_allow_get_head_and_no_body() throws Exception {
+        start(new GetOrHeadOnly(exchange -> exchange.getResponseSender().send("next")));
         assertEquals(NEXT + "next", answer("GET", "/"));
         assertEquals(NEXT, answer("HEAD", "/"));
-    }
-
-    @Test
-    void every_other_method_gets_405_with_allow_get_head_and_no_body() throws Exception {
-        start(settings, new GetOrHeadOnly(exchange -> exchange.getResponseSender().send("next")));
         for (String method : OTHER_METHODS) {
             assertEquals("HTTP/1.1 405 Method Not Allowed\nAllow: GET, HEAD\nConnection: close\nContent-Length: 0\n\n",
                     answer(method, "/"), method);
@@ -36,7 +23,7 @@ class GetOrHeadOnlyTest extends ServerOverHttp {
 
     @Test
     void a_refused_handler_given_answers_every_other_method_instead() throws Exception {
-        start(settings, new GetOrHeadOnly(exchange -> exchange.getResponseSender().send("next"),
+        start(new GetOrHeadOnly(exchange -> exchange.getResponseSender().send("next"),
                 exchange -> exchange.getResponseSender().send("refused")));
         assertEquals(NEXT + "next", answer("GET", "/"));
         for (String method : OTHER_METHODS) {

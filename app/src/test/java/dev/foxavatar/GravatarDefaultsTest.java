@@ -21,6 +21,10 @@ class GravatarDefaultsTest extends ServerOverHttp {
     static final String ALICE_SHA256 = "7a64adf28737ea90719cbdf0b1a87a5effff3753b79c91d717f4f4153ead0498";
     static final String STRANGER = "0bc83cb571cd1c50ba6f3e8a78ef1346";
     static final String IDENTITIES = "/i/0123456789/";
+    static final String ALICE = IDENTITIES + "Renard-7-v23";
+    /** Values of d that are no default of Gravatar's, URLs among them. */
+    static final List<String> OTHER_D = List.of("identicon", "retro", "MP", "https%3A%2F%2Fevil.example%2Fx.png",
+            "//evil.example/x.png", "https://evil.example/404");
 
     URI start(boolean drawn, boolean gravatarDefaults) throws Exception {
         TestImages.create(dir, FOXES);
@@ -29,10 +33,7 @@ class GravatarDefaultsTest extends ServerOverHttp {
         }
         String picture = drawn ? "7-v23" : "7";
         Path people = Files.writeString(dir.resolve("people.tsv"), ALICE_MD5 + "\t" + picture + "\n" + ALICE_SHA256 + "\t" + picture + "\n");
-        ImageManifest manifest = ImageManifest.load(dir);
-        Settings settings = new Settings(0, "127.0.0.1", dir, "", 2);
-        return start(settings, Routes.avatarPort(settings.locationPrefix(), manifest,
-                PeopleList.read(people, "--people", manifest), gravatarDefaults, RequestMetrics.OFF));
+        return startOnExistingImages("--people " + people + " --gravatar-defaults " + (gravatarDefaults ? "on" : "off"));
     }
 
     private String location(URI base, String target, String accept) throws Exception {
@@ -41,8 +42,12 @@ class GravatarDefaultsTest extends ServerOverHttp {
         return header(r, "Location");
     }
 
-    private String identity(URI base, String hash, String accept) throws Exception {
-        return location(base, "/?u=" + hash + "&s=64", accept);
+    private void assertNotListed(URI base, String target) throws Exception {
+        HttpResponse<String> r = send("GET", base.resolve(target), "Accept", "*/*");
+        assertEquals(404, r.statusCode(), target);
+        assertEquals("max-age=300", header(r, "Cache-Control"));
+        assertEquals("0", header(r, "Content-Length"));
+        assertFalse(r.headers().firstValue("Location").isPresent());
     }
 
     @Test
@@ -50,62 +55,42 @@ class GravatarDefaultsTest extends ServerOverHttp {
         for (boolean on : List.of(false, true)) {
             URI base = start(true, on);
             for (String hash : List.of(ALICE_MD5, ALICE_SHA256, ALICE_MD5.toUpperCase())) {
-                assertEquals(IDENTITIES + "Renard-7-v23.svg", location(base, "/avatar/" + hash + "?d=404", CHROMIUM));
-                assertEquals(IDENTITIES + "Renard-7-v23-64.png", location(base, "/?u=" + hash + "&s=64", "*/*"));
+                assertEquals(ALICE + ".svg", location(base, "/avatar/" + hash + "?d=404", CHROMIUM));
+                assertEquals(ALICE + "-64.png", location(base, "/?u=" + hash + "&s=64", "*/*"));
             }
             server.stopGracefully(1000);
         }
     }
 
     @Test
-    void d_is_ignored_when_off() throws Exception {
+    void d_and_f_are_ignored_when_off() throws Exception {
         URI base = start(true, false);
-        String own = identity(base, STRANGER, CHROMIUM);
-        for (String d : List.of("404", "mp", "blank", "404&f=y")) {
+        String own = location(base, "/?u=" + STRANGER + "&s=64", CHROMIUM);
+        for (String d : List.of("404", "mp", "blank", "404&f=y", OTHER_D.get(3), OTHER_D.get(4))) {
             assertEquals(own, location(base, "/avatar/" + STRANGER + "?s=64&d=" + d, CHROMIUM), d);
         }
     }
 
     @Test
-    void d_404_answers_404_for_an_unlisted_address_when_on() throws Exception {
+    void when_on_d_404_mp_and_blank_answer_for_an_address_not_listed_f_y_skips_the_list_and_other_d_change_nothing()
+            throws Exception {
         URI base = start(true, true);
         for (String target : List.of("/avatar/" + STRANGER + "?d=404", "/avatar/" + STRANGER + ".png?s=120&default=404",
-                "/?u=" + STRANGER + "&d=404", "/?u=alice&d=404")) {
-            HttpResponse<String> r = send("GET", base.resolve(target), "Accept", "*/*");
-            assertEquals(404, r.statusCode(), target);
-            assertEquals("max-age=300", header(r, "Cache-Control"));
-            assertEquals("0", header(r, "Content-Length"));
-            assertFalse(r.headers().firstValue("Location").isPresent());
+                "/?u=" + STRANGER + "&d=404", "/?u=alice&d=404", "/avatar/" + ALICE_MD5 + "?d=404&f=y",
+                "/avatar/" + ALICE_MD5 + "?d=404&forcedefault=y")) {
+            assertNotListed(base, target);
         }
         assertEquals(302, send("GET", base.resolve("/?d=404")).statusCode(), "no key: a random picture");
-    }
-
-    @Test
-    void f_y_skips_the_list_when_on() throws Exception {
-        URI base = start(true, true);
-        assertEquals(404, send("GET", base.resolve("/avatar/" + ALICE_MD5 + "?d=404&f=y")).statusCode());
-        assertEquals(404, send("GET", base.resolve("/avatar/" + ALICE_MD5 + "?d=404&forcedefault=y")).statusCode());
-        assertEquals(IDENTITIES + "Renard-7-v23.svg", location(base, "/avatar/" + ALICE_MD5 + "?f=n", CHROMIUM));
-        String own = location(base, "/avatar/" + ALICE_MD5 + "?f=y", CHROMIUM);
-        assertFalse(own.contains("Renard-7-v23"), "f=y alone: the hash's own identity, not the listed one: " + own);
-    }
-
-    @Test
-    void d_mp_and_d_blank_get_the_silhouette_and_the_transparent_picture_when_on() throws Exception {
-        URI base = start(true, true);
         assertEquals(IDENTITIES + "mp.svg", location(base, "/avatar/" + STRANGER + "?d=mp", CHROMIUM));
         assertEquals(IDENTITIES + "mp-64.png", location(base, "/avatar/" + STRANGER + "?s=48&d=mm", "*/*"));
         assertEquals(IDENTITIES + "blank-256.png", location(base, "/?u=" + STRANGER + "&default=blank&s=200", "*/*"));
-        assertEquals(IDENTITIES + "Renard-7-v23.svg", location(base, "/avatar/" + ALICE_MD5 + "?d=mp", CHROMIUM), "listed");
-    }
-
-    @Test
-    void any_other_d_keeps_the_identity_and_never_becomes_the_location_when_on() throws Exception {
-        URI base = start(true, true);
-        String own = identity(base, STRANGER, CHROMIUM);
-        for (String d : List.of("identicon", "retro", "robohash", "MP", "https%3A%2F%2Fevil.example%2Fx.png",
-                "//evil.example/x.png", "https://evil.example/404")) {
-            assertEquals(own, location(base, "/avatar/" + STRANGER + "?s=64&d=" + d, CHROMIUM), d);
+        assertEquals(ALICE + ".svg", location(base, "/avatar/" + ALICE_MD5 + "?d=mp", CHROMIUM), "listed");
+        assertEquals(ALICE + ".svg", location(base, "/avatar/" + ALICE_MD5 + "?f=n", CHROMIUM));
+        String own = location(base, "/avatar/" + ALICE_MD5 + "?f=y", CHROMIUM);
+        assertFalse(own.contains("Renard-7-v23"), "f=y alone: the hash's own identity, not the listed one: " + own);
+        String stranger = location(base, "/?u=" + STRANGER + "&s=64", CHROMIUM);
+        for (String d : OTHER_D) {
+            assertEquals(stranger, location(base, "/avatar/" + STRANGER + "?s=64&d=" + d, CHROMIUM), d);
         }
     }
 
@@ -113,6 +98,6 @@ class GravatarDefaultsTest extends ServerOverHttp {
     void without_a_drawn_set_d_mp_gets_the_keys_own_picture() throws Exception {
         URI base = start(false, true);
         assertEquals(location(base, "/avatar/" + STRANGER, CHROMIUM), location(base, "/avatar/" + STRANGER + "?d=mp", CHROMIUM));
-        assertEquals(404, send("GET", base.resolve("/avatar/" + STRANGER + "?d=404")).statusCode());
+        assertNotListed(base, "/avatar/" + STRANGER + "?d=404");
     }
 }

@@ -71,14 +71,13 @@ class PerRequestAllocationTest extends ServerOverHttp {
     void answering_a_request_allocates_nothing_beyond_undertows_own_work() throws Exception {
         TestImages.create(dir, FOXES);
         TestImages.addVariants(dir);
-        Settings settings = new Settings(0, "127.0.0.1", dir, null, 1);
         ImageManifest manifest = ImageManifest.load(dir);
         PeopleList people = PeopleList.read(java.nio.file.Files.writeString(dir.resolve("people.tsv"),
                 "0bc83cb571cd1c50ba6f3e8a78ef1346\t7-v23\n"), "--people", manifest);
-        HttpHandler service = Routes.avatarPort(settings.locationPrefix(), manifest, people, true,
+        HttpHandler service = Routes.avatarPort(manifest, people, true,
                 new RequestMetrics(manifest, "0123456789ab"));
         HttpHandler bare = new ConstantRedirect();
-        start(settings, exchange -> {
+        start(exchange -> {
             answering = Thread.currentThread();
             (bareTurn ? bare : service).handleRequest(exchange);
         });

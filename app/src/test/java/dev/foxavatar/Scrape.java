@@ -28,7 +28,7 @@ final class Scrape {
     }
 
     /** {@code metrics} written, as a scrape would read it. */
-    static Scrape of(RequestMetrics metrics) {
+    private static Scrape of(RequestMetrics metrics) {
         StringBuilder text = new StringBuilder();
         metrics.write(text);
         return new Scrape(text.toString());
@@ -42,7 +42,7 @@ final class Scrape {
         long deadline = System.nanoTime() + 5_000_000_000L;
         Scrape s = of(metrics);
         while (s.sum("fox_avatar_requests_total") < requests && System.nanoTime() < deadline) {
-            Thread.sleep(10);
+            Thread.sleep(10); // between polls
             s = of(metrics);
         }
         return s;
@@ -68,10 +68,5 @@ final class Scrape {
 
     boolean has(String name, String... labels) {
         return values.containsKey(series(name, labels));
-    }
-
-    /** How much a series grew from {@code before} to this scrape. */
-    double delta(Scrape before, String name, String... labels) {
-        return value(name, labels) - before.value(name, labels);
     }
 }
