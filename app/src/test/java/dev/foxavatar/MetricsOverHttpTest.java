@@ -113,9 +113,12 @@ class MetricsOverHttpTest extends ServerOverHttp {
     }
 
     @Test
-    void the_metrics_listener_answers_get_and_head_of_metrics_alone() throws Exception {
+    void the_metrics_listener_answers_get_and_head_of_metrics_alone_and_404_to_any_method_elsewhere() throws Exception {
         for (String path : new String[] {"/", "/healthz", "/metrics/"}) {
             assertEquals(404, send("GET", metrics.resolve(path)).statusCode(), path);
+        }
+        for (String method : GetOrHeadOnlyTest.OTHER_METHODS) {
+            assertEquals(404, send(method, metrics.resolve("/")).statusCode(), method);
         }
         assertEquals(405, send("POST", metrics.resolve("/metrics")).statusCode());
         assertEquals(200, send("HEAD", metrics.resolve("/metrics")).statusCode());

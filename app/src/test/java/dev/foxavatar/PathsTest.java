@@ -39,13 +39,4 @@ class PathsTest extends ServerOverHttp {
         start(new Paths(named("other"), Paths.exact("/a/b", named("exact")), Paths.prefix("/a/", named("prefix"))));
         assertReached(Map.of("/a/b", "exact", "/a/bc", "prefix", "/a/", "prefix", "/a", "other"));
     }
-
-    @Test
-    void other_paths_get_the_404_whatever_the_method_when_other_is_not_found() throws Exception {
-        start(new Paths(EmptyAnswer.NOT_FOUND, Paths.exact("/metrics", named("metrics"))));
-        for (String method : GetOrHeadOnlyTest.OTHER_METHODS) {
-            assertEquals("HTTP/1.1 404 Not Found\nConnection: close\nContent-Length: 0\n\n", answer(method, "/"), method);
-        }
-        assertEquals("HTTP/1.1 404 Not Found\nConnection: close\nContent-Length: 0\n\n", answer("GET", "/metrics/"));
-    }
 }

@@ -27,9 +27,9 @@ import org.junit.jupiter.api.Test;
  * constant 302 with the same four headers, in one server (one IO thread, the same call sites, so the JIT's
  * escape analysis treats Undertow's code alike in both turns). Undertow's own parsing and writing (about
  * 2 KB a request) cost the same in both; the difference is ours. The smallest difference of the rounds
- * after the warm-up counts: an allocation of ours is in every round, while the JIT's late decisions and
- * Undertow's once-a-second Date header only add to some. A copy of the query string per request shows as
- * about 14 bytes a request (tried), well above {@link #NOTHING}; the turns differ by under 1 byte.
+ * after the warm-up counts: an allocation of ours is in every round, while the JIT's late decisions only
+ * add to some. A copy of the query string per request shows as about 14 bytes a request, well above
+ * {@link #NOTHING}; the turns differ by under 1 byte.
  */
 class PerRequestAllocationTest extends ServerOverHttp {
     private static final String[] TARGETS = {

@@ -6,11 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** A failing handler, in a real server: the failure's answer, and one log line with the route, never the request. */
+/**
+ * A failing handler, in a real server: the failure's answer ({@link EmptyAnswer}'s 500, or the end of an answer
+ * already started), and one log line with the route, never the request.
+ */
 class PrivateErrorsTest extends ServerOverHttp {
     private static final String HASH = "8f14e45fceea167a5a36dedd4bea2543";
 
@@ -42,5 +48,22 @@ class PrivateErrorsTest extends ServerOverHttp {
                     + "PrivateErrorsTest."), log);
             assertFalse(log.contains(HASH), log);
         }
+    }
+
+    @Test
+    void a_failure_after_the_answer_started_only_ends_what_was_sent() throws Exception {
+        // A handler that failed half-way through its answer: its status and first bytes have gone.
+        CompletableFuture<String> after = new CompletableFuture<>();
+        start(new PrivateErrors("/", exchange -> {
+            exchange.setStatusCode(200);
+            exchange.getResponseChannel().write(ByteBuffer.wrap("half".getBytes(StandardCharsets.US_ASCII)));
+            throw new IllegalStateException("half-way");
+        }, exchange -> {
+            EmptyAnswer.INTERNAL_SERVER_ERROR.handleRequest(exchange);
+            after.complete(exchange.isResponseComplete() ? "ended" : "left open");
+        }));
+        // Connection: close, so the body ends with the connection: "half", and no 500 after it.
+        assertEquals("HTTP/1.1 200 OK\nConnection: close\n\nhalf", answer("GET", "/"));
+        assertEquals("ended", after.get(5, TimeUnit.SECONDS), "set on the IO thread, maybe after the client read the end");
     }
 }

@@ -39,7 +39,11 @@ class RoutesTest extends ServerOverHttp {
         System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
             for (String[] request : expected) {
-                assertEquals(request[2], answer(request[0], request[1]).substring(9, 12), request[0] + " " + request[1]);
+                String answer = answer(request[0], request[1]);
+                assertEquals(request[2], answer.substring(9, 12), request[0] + " " + request[1]);
+                if (request[2].equals("404")) {
+                    assertEquals("HTTP/1.1 404 Not Found\nConnection: close\nContent-Length: 0\n\n", answer);
+                }
             }
         } finally {
             System.setErr(err);
