@@ -54,13 +54,13 @@ public final class Main {
         Logger log = LoggerFactory.getLogger("fox-avatar");
         stopOnSignals(server, log);
         log.info("listening on http://{} with {} images ({} foxes, sizes {}, formats {}) from {}, io-threads {},"
-                + " metrics {}, {} listed hashes, gravatar defaults {}", hostPort(settings.bind(), server.port()),
-                images.imageCount(), images.foxes().length,
+                + " metrics {}, {} listed hashes, gravatar defaults {}",
+                Settings.Listener.hostPort(settings.bind(), server.port()), images.imageCount(), images.foxes().length,
                 Arrays.stream(images.sizes()).mapToObj(String::valueOf).collect(Collectors.joining(" ")),
                 String.join(" ", images.formats().stream().map(ImageManifest.Format::extension).toList()),
-                settings.images(), settings.ioThreads(),
-                settings.metricsOn() ? "on http://" + hostPort(settings.metricsBind(), server.metricsPort())
-                        + Routes.METRICS_PATH : "off", people.size(), settings.gravatarDefaults() ? "on" : "off");
+                settings.images(), settings.ioThreads(), settings.metricsOn() ? "on http://"
+                        + Settings.Listener.hostPort(settings.metricsBind(), server.metricsPort()) + Routes.METRICS_PATH
+                        : "off", people.size(), settings.gravatarDefaults() ? "on" : "off");
     }
 
     /** Starts the server; null when it listens, else the line that says why it cannot. */
@@ -91,10 +91,6 @@ public final class Main {
     private static void exit(int status, String line) {
         System.err.println("avatar: " + line);
         System.exit(status);
-    }
-
-    private static String hostPort(String address, int port) {
-        return (address.contains(":") ? "[" + address + "]" : address) + ":" + port;
     }
 
     /**

@@ -24,9 +24,14 @@ public record Settings(int port, String bind, Path images, int ioThreads, int me
      * is named as the admin set it.
      */
     public record Listener(String address, int port, String setting) {
+        /** {@code address:port}, an IPv6 address in brackets. */
+        static String hostPort(String address, int port) {
+            return (address.contains(":") ? "[" + address + "]" : address) + ":" + port;
+        }
+
         @Override
         public String toString() {
-            return (address.contains(":") ? "[" + address + "]" : address) + ":" + port + " (" + setting + ")";
+            return hostPort(address, port) + " (" + setting + ")";
         }
     }
 

@@ -25,6 +25,9 @@ class RoutesTest extends ServerOverHttp {
         TestImages.create(dir, 3);
         RequestMetrics metrics = new RequestMetrics(ImageManifest.load(dir), "0123456789ab");
         HttpHandler failing = exchange -> {
+            if (exchange.getRequestPath().equals(Routes.HEALTH_PATH)) {
+                throw new NoClassDefFoundError(HASH); // a linkage error is caught as well
+            }
             throw new IllegalStateException("broken for " + exchange.getRequestPath());
         };
         start(Routes.avatarPort(failing, failing, failing, metrics));
@@ -41,8 +44,9 @@ class RoutesTest extends ServerOverHttp {
             for (String[] request : expected) {
                 String answer = answer(request[0], request[1]);
                 assertEquals(request[2], answer.substring(9, 12), request[0] + " " + request[1]);
-                if (request[2].equals("404")) {
-                    assertEquals("HTTP/1.1 404 Not Found\nConnection: close\nContent-Length: 0\n\n", answer);
+                String empty = request[2].equals("404") ? "404 Not Found" : request[2].equals("500") ? "500 Internal Server Error" : null;
+                if (empty != null) {
+                    assertEquals("HTTP/1.1 " + empty + "\nConnection: close\nContent-Length: 0\n\n", answer);
                 }
             }
         } finally {
@@ -57,9 +61,10 @@ class RoutesTest extends ServerOverHttp {
         // A failure inside CountedAnswers (/healthz) is counted once, as its 500.
         assertEquals(expected.length, after.sum(REQUESTS), "nothing else counted: " + after.body);
         String log = captured.toString(StandardCharsets.UTF_8);
-        for (String route : new String[] {"/", "/avatar/", "/healthz"}) {
-            assertTrue(log.contains("request to " + route + " failed: java.lang.IllegalStateException at "), log);
-        }
-        assertFalse(log.contains(HASH), log);
+        assertEquals(3, log.lines().count(), "a line for each 500: " + log);
+        assertTrue(log.contains("request to / failed: java.lang.IllegalStateException at dev.foxavatar.RoutesTest."), log);
+        assertTrue(log.contains("request to /avatar/ failed: java.lang.IllegalStateException at "), log);
+        assertTrue(log.contains("request to /healthz failed: java.lang.NoClassDefFoundError at "), log);
+        assertFalse(log.contains(HASH) || log.contains("broken"), log);
     }
 }
