@@ -27,10 +27,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The real server over real HTTP: the redirect's head, health, limits, concurrency, the graceful stop. */
+/** The real server over real HTTP: the redirect's and health's heads, limits, concurrency, the graceful stop. */
 class AvatarServerTest extends ServerOverHttp {
     @Test
-    void a_redirect_is_four_headers_head_answers_as_get_and_the_connection_stays_open() throws Exception {
+    void a_redirect_is_four_headers_head_answers_as_get_the_connection_stays_open_and_health_is_ok() throws Exception {
         // The requests as Nginx sends them over its keep-alive pool (nginx/fox-avatar/proxy.conf): HTTP/1.1, no
         // Connection header. No Connection, Date, CORS or security header comes back: HTTP/1.1 keeps the
         // connection open without one, and Nginx writes its own Date and adds the rest (nginx/README.md).
@@ -52,6 +52,8 @@ class AvatarServerTest extends ServerOverHttp {
             }
         }
         assertEquals(1, heads.stream().distinct().count(), "the same answer each time: " + heads);
+        assertEquals("HTTP/1.1 200 OK\nCache-Control: no-store\nConnection: close\nContent-Length: 3\n"
+                + "Content-Type: text/plain; charset=utf-8\n\nok\n", answer("GET", "/healthz"));
     }
 
     private static String readHead(InputStream in) throws Exception {
@@ -62,13 +64,6 @@ class AvatarServerTest extends ServerOverHttp {
             head.append((char) b);
         }
         return head.substring(0, head.length() - 4);
-    }
-
-    @Test
-    void health_answers_200_ok_never_cached() throws Exception {
-        start("");
-        assertEquals("HTTP/1.1 200 OK\nCache-Control: no-store\nConnection: close\nContent-Length: 3\n"
-                + "Content-Type: text/plain; charset=utf-8\n\nok\n", answer("GET", "/healthz"));
     }
 
     @Test

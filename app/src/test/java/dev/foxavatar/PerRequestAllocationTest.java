@@ -3,7 +3,6 @@ package dev.foxavatar;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.undertow.server.HttpHandler;
-import io.undertow.server.HttpServerExchange;
 import io.undertow.util.HeaderMap;
 import io.undertow.util.Headers;
 import io.undertow.util.StatusCodes;
@@ -50,20 +49,6 @@ class PerRequestAllocationTest extends ServerOverHttp {
     /** The thread that answered last (a connection stays on one IO thread). */
     private static volatile Thread answering;
 
-    /** A 302 as the service sends it, with every value a constant: Undertow's part of a redirect. */
-    private static final class ConstantRedirect implements HttpHandler {
-        @Override
-        public void handleRequest(HttpServerExchange exchange) {
-            exchange.setStatusCode(StatusCodes.FOUND);
-            HeaderMap headers = exchange.getResponseHeaders();
-            headers.put(Headers.LOCATION, "/a/Renard-7-64.3f2a9c1d0b.avif");
-            headers.put(Headers.VARY, AvatarRedirectHandler.VARY);
-            headers.put(Headers.CACHE_CONTROL, HeaderValues.NO_STORE);
-            headers.put(Headers.CONTENT_LENGTH, HeaderValues.EMPTY_BODY_LENGTH);
-            exchange.endExchange();
-        }
-    }
-
     /** Which handler answers: the one server's one IO thread and call sites serve both, turn by turn. */
     private static volatile boolean bareTurn;
 
@@ -76,7 +61,15 @@ class PerRequestAllocationTest extends ServerOverHttp {
                 "0bc83cb571cd1c50ba6f3e8a78ef1346\t7-v23\n"), "--people", manifest);
         HttpHandler service = Routes.avatarPort(manifest, people, true,
                 new RequestMetrics(manifest, "0123456789ab"));
-        HttpHandler bare = new ConstantRedirect();
+        HttpHandler bare = exchange -> { // a 302 as the service sends it, every value a constant: Undertow's part
+            exchange.setStatusCode(StatusCodes.FOUND);
+            HeaderMap headers = exchange.getResponseHeaders();
+            headers.put(Headers.LOCATION, "/a/Renard-7-64.3f2a9c1d0b.avif");
+            headers.put(Headers.VARY, AvatarRedirectHandler.VARY);
+            headers.put(Headers.CACHE_CONTROL, HeaderValues.NO_STORE);
+            headers.put(Headers.CONTENT_LENGTH, HeaderValues.EMPTY_BODY_LENGTH);
+            exchange.endExchange();
+        };
         start(exchange -> {
             answering = Thread.currentThread();
             (bareTurn ? bare : service).handleRequest(exchange);

@@ -12,9 +12,9 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * The avatar port's chain, in a real server with handlers that all fail: every answer the router gives
- * itself (404, 405, 500) is counted once, under the route of its path, and each failure is logged under
- * that path, never the request's.
+ * The avatar port's chain, in a real server with handlers that all fail: GET and HEAD reach them, any other
+ * method gets the 405 with {@code Allow}; every answer the router gives itself (404, 405, 500) is empty,
+ * counted once under the route of its path, and each failure is logged under that path, never the request's.
  */
 class RoutesTest extends ServerOverHttp {
     private static final String REQUESTS = "fox_avatar_requests_total";
@@ -32,9 +32,10 @@ class RoutesTest extends ServerOverHttp {
         };
         start(Routes.avatarPort(failing, failing, failing, metrics));
         String[][] expected = {
-            {"GET", "/?u=" + HASH, "500", "random"}, {"POST", "/", "405", "random"},
+            {"GET", "/?u=" + HASH, "500", "random"}, {"POST", "/", "405", "random"}, {"OPTIONS", "/", "405", "random"},
             {"GET", "/avatar/" + HASH, "500", "gravatar"}, {"DELETE", "/avatar/x", "405", "gravatar"},
-            {"HEAD", "/healthz", "500", "health"}, {"PUT", "/healthz", "405", "health"},
+            {"PATCH", "/avatar/x", "405", "gravatar"}, {"BREW", "/avatar/", "405", "gravatar"},
+            {"HEAD", "/healthz", "500", "health"}, {"PUT", "/healthz", "405", "health"}, {"TRACE", "/healthz", "405", "health"},
             {"GET", "/metrics", "404", "other"}, {"POST", "/nope", "404", "other"},
         };
         PrintStream err = System.err;
@@ -42,12 +43,13 @@ class RoutesTest extends ServerOverHttp {
         System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
             for (String[] request : expected) {
-                String answer = answer(request[0], request[1]);
-                assertEquals(request[2], answer.substring(9, 12), request[0] + " " + request[1]);
-                String empty = request[2].equals("404") ? "404 Not Found" : request[2].equals("500") ? "500 Internal Server Error" : null;
-                if (empty != null) {
-                    assertEquals("HTTP/1.1 " + empty + "\nConnection: close\nContent-Length: 0\n\n", answer);
-                }
+                String head = switch (request[2]) {
+                    case "404" -> "404 Not Found\n";
+                    case "405" -> "405 Method Not Allowed\nAllow: GET, HEAD\n";
+                    default -> "500 Internal Server Error\n";
+                };
+                assertEquals("HTTP/1.1 " + head + "Connection: close\nContent-Length: 0\n\n", answer(request[0], request[1]),
+                        request[0] + " " + request[1]);
             }
         } finally {
             System.setErr(err);

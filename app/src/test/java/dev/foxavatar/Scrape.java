@@ -27,25 +27,21 @@ final class Scrape {
         }
     }
 
-    /** {@code metrics} written, as a scrape would read it. */
-    private static Scrape of(RequestMetrics metrics) {
-        StringBuilder text = new StringBuilder();
-        metrics.write(text);
-        return new Scrape(text.toString());
-    }
-
     /**
      * {@code metrics} once they hold {@code requests} counted requests in all (at most 5 s): an answer is
      * counted just after it is sent, so a client can read it before the count is made.
      */
     static Scrape whenCounted(RequestMetrics metrics, double requests) throws InterruptedException {
         long deadline = System.nanoTime() + 5_000_000_000L;
-        Scrape s = of(metrics);
-        while (s.sum("fox_avatar_requests_total") < requests && System.nanoTime() < deadline) {
+        while (true) {
+            StringBuilder text = new StringBuilder();
+            metrics.write(text);
+            Scrape s = new Scrape(text.toString());
+            if (s.sum("fox_avatar_requests_total") >= requests || System.nanoTime() > deadline) {
+                return s;
+            }
             Thread.sleep(10); // between polls
-            s = of(metrics);
         }
-        return s;
     }
 
     /** The sum of every series of a family. */

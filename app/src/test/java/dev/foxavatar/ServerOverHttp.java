@@ -109,24 +109,19 @@ abstract class ServerOverHttp {
         return Integer.parseInt(location(response).group(1));
     }
 
-    /** The answer's head to a request sent byte for byte (for what HttpClient would encode first). */
+    /** The whole answer, as sent, to a GET sent byte for byte (for what HttpClient would encode first). */
     String rawHead(String target) throws IOException {
-        return rawAnswer("GET", target);
-    }
-
-    /** The whole answer, as sent, to one request on a connection of its own ({@code Connection: close}). */
-    String rawAnswer(String method, String target) throws IOException {
-        byte[] request = (method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                .getBytes(StandardCharsets.ISO_8859_1);
-        return raw(server.port(), request, 4096);
+        return raw(server.port(), ("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1), 4096);
     }
 
     /**
-     * {@link #rawAnswer}'s answer with its header lines sorted, one a line ({@code "HTTP/1.1 404 Not Found\n
-     * Connection: close\nContent-Length: 0\n\nbody"}): the bytes as sent but Undertow's header order.
+     * The answer to one request on a connection of its own, its header lines sorted, one a line ({@code
+     * "HTTP/1.1 404 Not Found\nConnection: close\nContent-Length: 0\n\nbody"}): all but Undertow's header order.
      */
     String answer(String method, String target) throws IOException {
-        String raw = rawAnswer(method, target);
+        String raw = raw(server.port(), (method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1), 4096);
         int end = raw.indexOf("\r\n\r\n");
         assertTrue(end > 0, "no end of head in: " + raw);
         String[] head = raw.substring(0, end).split("\r\n");

@@ -85,15 +85,11 @@ class SettingsTest {
     }
 
     @Test
-    void a_wrong_environment_value_names_the_variable_and_a_flag_without_value_the_flag() {
+    void a_wrong_environment_value_names_the_variable_a_flag_without_value_the_flag_and_a_shared_port_both() {
         assertEquals("AVATAR_PORT: 'eighty' is not a whole number from 1 to 65535", assertThrows(SettingsException.class,
                 () -> parse(Map.of("AVATAR_PORT", "eighty"), "--images", images.toString())).getMessage());
         assertEquals("--port: needs a value", assertThrows(SettingsException.class, () -> parse(Map.of(), "--port"))
                 .getMessage());
-    }
-
-    @Test
-    void the_metrics_port_equal_to_the_avatar_port_names_both_settings() {
         assertEquals("AVATAR_METRICS_PORT: '9999' is the avatar port (--port) too: the metrics listener needs a port"
                 + " of its own", assertThrows(SettingsException.class, () -> parse(Map.of("AVATAR_METRICS_PORT", "9999"),
                         "--images", images.toString(), "--port", "9999")).getMessage());

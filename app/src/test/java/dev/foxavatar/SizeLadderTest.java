@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Snapping a requested size to the ladder: the smallest size at least that large, capped at the largest;
- * no valid size gets the manifest's default (256, below the top of the ladder, 512).
+ * no valid size gets the manifest's default (256, below the top of the ladder, 512). Gravatar's size rule
+ * ({@link GravatarSize}): 1..2048 snaps up (the top rung above it), else 80 px; how s and size are read is
+ * {@link AvatarQuery#size}'s ({@code AvatarQueryTest}).
  */
 class SizeLadderTest {
     private final SizeLadder ladder = new SizeLadder(TestImages.SIZES, TestImages.DEFAULT_SIZE);
@@ -28,7 +32,7 @@ class SizeLadderTest {
     }
 
     @Test
-    void no_valid_size_gives_the_default_or_without_one_the_largest() {
+    void no_valid_size_gives_the_default_on_the_ladder_or_without_one_the_largest() {
         assertEquals(256, snap(AvatarQuery.NONE));
         SizeLadder noDefault = new SizeLadder(TestImages.SIZES);
         assertEquals(512, noDefault.size(noDefault.index(AvatarQuery.NONE)));
@@ -36,10 +40,30 @@ class SizeLadderTest {
         assertEquals(0, one.index(1));
         assertEquals(0, one.index(1000));
         assertEquals(0, one.index(AvatarQuery.NONE));
+        assertThrows(IllegalArgumentException.class, () -> new SizeLadder(TestImages.SIZES, 200), "a default off the ladder");
     }
 
-    @Test
-    void a_default_off_the_ladder_is_refused() {
-        assertThrows(IllegalArgumentException.class, () -> new SizeLadder(TestImages.SIZES, 200));
+    @ParameterizedTest(name = "/avatar/...?{0} gets {1} px")
+    @CsvSource(delimiter = '|', value = {
+        "|96",                              // none: Gravatar's 80, snapped up
+        "s=80|96",
+        "s=1|32",
+        "s=513|512",                         // above the top rung: the top rung
+        "s=2048|512",
+        "s=02048|512",
+        "s=0|96",                            // outside Gravatar's 1..2048: its default
+        "s=2049|96",
+        "s=-1|96",
+        "s=99999999999999999999|96",
+        "s=2147483648|96",
+        "s=abc|96",
+        "size=24|32",                        // the long name (Redmine, Grafana)
+        "rating=PG&size=24&default=mm|32",   // Redmine's form
+        "d=retro&size=200&r=pg|256",         // Grafana's
+        "s=580&d=identicon|512",             // Gitea's 2x profile
+        "s=40&r=pg&d=identicon|48",          // Discourse's
+    })
+    void gravatars_size_rule_on_the_ladder(String query, int px) {
+        assertEquals(px, ladder.size(new GravatarSize(ladder).index(query == null ? "" : query)), query);
     }
 }
