@@ -61,8 +61,4 @@ final class Scrape {
     double value(String name, String... labels) {
         return values.getOrDefault(series(name, labels), 0.0);
     }
-
-    boolean has(String name, String... labels) {
-        return values.containsKey(series(name, labels));
-    }
 }
