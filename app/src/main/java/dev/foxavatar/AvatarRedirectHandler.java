@@ -51,19 +51,13 @@ public final class AvatarRedirectHandler implements HttpHandler {
     private final RequestMetrics metrics;
 
     /**
-     * @param prefix {@code "/"} for relative redirects, or a base URL ending in {@code "/"}
-     * @param metrics where each redirect is counted ({@link RequestMetrics#OFF}: nowhere)
-     */
-    public AvatarRedirectHandler(String prefix, ImageManifest manifest, RequestMetrics metrics) {
-        this(prefix, manifest, PeopleList.NONE, false, metrics);
-    }
-
-    /**
      * @param people the listed hashes' pictures ({@link PeopleList#NONE}: none)
      * @param gravatarDefaults true: d=404, d=mp, d=blank and f=y as Gravatar answers them
+     * @param metrics where each redirect is counted ({@link RequestMetrics#OFF}: nowhere)
      */
-    AvatarRedirectHandler(String prefix, ImageManifest manifest, PeopleList people, boolean gravatarDefaults,
-            RequestMetrics metrics) {
+    AvatarRedirectHandler(ImageManifest manifest, PeopleList people, boolean gravatarDefaults, RequestMetrics metrics) {
+        // Relative Locations (RFC 9110): the images are on the host and port the client asked.
+        String prefix = "/";
         this.metrics = metrics;
         this.people = people;
         this.gravatarDefaults = gravatarDefaults;

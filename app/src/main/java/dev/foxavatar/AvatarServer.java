@@ -30,8 +30,15 @@ public final class AvatarServer {
     private final Undertow undertow;
     private final GracefulShutdownHandler graceful;
 
-    public AvatarServer(Settings settings, HttpHandler avatarPort) {
-        this(settings, avatarPort, null);
+    /**
+     * The service for an image set: the avatar port's routes ({@link Routes#avatarPort}), and with
+     * {@code --metrics-port} on, the metrics listener, counting every answer of the avatar port.
+     */
+    public static AvatarServer of(Settings settings, ImageManifest images, PeopleList people) {
+        RequestMetrics metrics = settings.metricsOn()
+                ? new RequestMetrics(images, ManifestDigest.of(settings.images())) : RequestMetrics.OFF;
+        return new AvatarServer(settings, Routes.avatarPort(images, people, settings.gravatarDefaults(), metrics),
+                settings.metricsOn() ? Routes.metricsPort(metrics) : null);
     }
 
     /**
@@ -64,7 +71,7 @@ public final class AvatarServer {
                 .setServerOption(UndertowOptions.MAX_PARAMETERS, 32)
                 .setServerOption(UndertowOptions.MAX_COOKIES, 32)
                 // No "Connection: keep-alive" on every answer: HTTP/1.1 keeps the connection open without
-                // it, Nginx (the only client) drops it, and each answer is shorter (issue 36: the hop).
+                // it, Nginx (the only client) drops it, and each answer is shorter.
                 // "Connection: close" is still sent when the connection ends.
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
                 // Browsers send { | } ^ \ raw in a query (WHATWG URL's query set) and nginx accepts them
@@ -75,7 +82,7 @@ public final class AvatarServer {
                 .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, NO_REQUEST_TIMEOUT_MS)
                 .setServerOption(UndertowOptions.ENABLE_HTTP2, false)
                 // No Date header: Nginx drops the upstream's and writes its own, and Undertow's, formatted
-                // with SimpleDateFormat, loads the JDK's locale and calendar data (issue 36: RSS).
+                // with SimpleDateFormat, loads the JDK's locale and calendar data (more RSS).
                 .setServerOption(UndertowOptions.ALWAYS_SET_DATE, false)
                 .setSocketOption(Options.BACKLOG, 1024)
                 .setHandler(graceful)
@@ -86,7 +93,7 @@ public final class AvatarServer {
         undertow.start();
     }
 
-    /** The port actually bound (differs from the setting when it was 0 in tests). */
+    /** The avatar listener's port as bound. */
     public int port() {
         return ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
     }

@@ -40,54 +40,65 @@ public final class Main {
         } catch (Settings.HelpRequested help) {
             System.out.print(Settings.usage());
             return;
-        } catch (SettingsException wrong) {
-            System.err.println("avatar: " + wrong.getMessage());
-            System.exit(EXIT_USAGE);
-            return;
-        } catch (ManifestException bad) {
-            // One line naming the manifest file, the line at fault and the fault (ManifestReader).
-            System.err.println("avatar: " + bad.getMessage());
-            System.exit(EXIT_USAGE);
+        } catch (SettingsException | ManifestException wrong) {
+            // One line naming the setting, or the manifest file and its line at fault (ManifestReader).
+            exit(EXIT_USAGE, wrong.getMessage());
             return;
         }
-
+        AvatarServer server = AvatarServer.of(settings, images, people);
+        String problem = start(server, settings);
+        if (problem != null) {
+            exit(EXIT_START, problem);
+            return;
+        }
         Logger log = LoggerFactory.getLogger("fox-avatar");
-        AvatarServer server;
-        if (settings.metricsOn()) {
-            RequestMetrics metrics = new RequestMetrics(images, ManifestDigest.of(settings.images()));
-            server = new AvatarServer(settings, Routes.avatarPort(settings.locationPrefix(), images, people,
-                    settings.gravatarDefaults(), metrics),
-                    Routes.metricsPort(metrics));
-        } else {
-            server = new AvatarServer(settings, Routes.avatarPort(settings.locationPrefix(), images, people,
-                    settings.gravatarDefaults(), RequestMetrics.OFF));
-        }
+        stopOnSignals(server, log);
+        log.info("listening on http://{} with {} images ({} foxes, sizes {}, formats {}) from {}, io-threads {},"
+                + " metrics {}, {} listed hashes, gravatar defaults {}",
+                Settings.Listener.hostPort(settings.bind(), server.port()), images.imageCount(), images.foxes().length,
+                Arrays.stream(images.sizes()).mapToObj(String::valueOf).collect(Collectors.joining(" ")),
+                String.join(" ", images.formats().stream().map(ImageManifest.Format::extension).toList()),
+                settings.images(), settings.ioThreads(), settings.metricsOn() ? "on http://"
+                        + Settings.Listener.hostPort(settings.metricsBind(), server.metricsPort()) + Routes.METRICS_PATH
+                        : "off", people.size(), settings.gravatarDefaults() ? "on" : "off");
+    }
+
+    /** Starts the server; null when it listens, else the line that says why it cannot. */
+    private static String start(AvatarServer server, Settings settings) {
         // Each address is tried before Undertow binds any: a taken one is then named with the setting
         // that chose it (--metrics-port, AVATAR_METRICS_PORT, ...), never guessed from a half-started server.
         for (Settings.Listener listener : settings.listeners()) {
             String problem = BindProbe.problem(listener);
             if (problem != null) {
-                System.err.println("avatar: " + problem);
-                System.exit(EXIT_START);
-                return;
+                return problem;
             }
         }
         try {
             server.start();
+            return null;
         } catch (RuntimeException failed) {
             Throwable cause = failed;
             while (cause.getCause() != null && !(cause instanceof BindException)) {
                 cause = cause.getCause();
             }
             // Free a moment ago, taken now (another process won the race): both are named.
-            String why = !(cause instanceof BindException) ? "cannot start: " + cause
+            return !(cause instanceof BindException) ? "cannot start: " + cause
                     : "cannot listen on " + settings.listeners().stream().map(Settings.Listener::toString)
                             .collect(Collectors.joining(" and ")) + ": " + cause.getMessage();
-            System.err.println("avatar: " + why);
-            System.exit(EXIT_START);
-            return;
         }
+    }
 
+    private static void exit(int status, String line) {
+        System.err.println("avatar: " + line);
+        System.exit(status);
+    }
+
+    /**
+     * SIGTERM and SIGINT stop the server gracefully and exit 0 (the JVM's default for SIGTERM is 143, with no
+     * drain). The stop runs on a thread of its own that is not a daemon: the signal thread is one, and once
+     * Undertow's worker threads end, the JVM would exit (0) under it before "stopped" is logged.
+     */
+    private static void stopOnSignals(AvatarServer server, Logger log) {
         AtomicBoolean stopping = new AtomicBoolean();
         Runnable stop = () -> {
             if (stopping.compareAndSet(false, true)) {
@@ -101,37 +112,12 @@ public final class Main {
                 System.exit(0);
             }
         };
-        // Handled signals exit 0 after a clean stop (the JVM's default for SIGTERM is 143, with no drain).
-        // The stop runs on a thread of its own that is not a daemon: the signal thread is one, and once
-        // Undertow's worker threads end, the JVM would exit (0) under it before "stopped" is logged.
-        Signal.handle(new Signal("TERM"), signal -> stopThread(stop).start());
-        Signal.handle(new Signal("INT"), signal -> stopThread(stop).start());
-
-        log.info("listening on http://{}:{} with {} images ({} foxes, sizes {}, formats {}) from {}, redirecting"
-                + " to {}*, io-threads {}, metrics {}, {} listed hashes, gravatar defaults {}",
-                settings.bind().contains(":") ? "[" + settings.bind() + "]" : settings.bind(), server.port(),
-                images.imageCount(), images.foxes().length, joined(images.sizes()),
-                String.join(" ", images.formats().stream().map(ImageManifest.Format::extension).toList()),
-                settings.images(), settings.locationPrefix(), settings.ioThreads(),
-                settings.metricsOn() ? "on http://" + hostPort(settings.metricsBind(), server.metricsPort())
-                        + Routes.METRICS_PATH : "off", people.size(), settings.gravatarDefaults() ? "on" : "off");
-    }
-
-    private static String hostPort(String address, int port) {
-        return (address.contains(":") ? "[" + address + "]" : address) + ":" + port;
-    }
-
-    private static String joined(int[] numbers) {
-        StringBuilder out = new StringBuilder();
-        for (int n : numbers) {
-            out.append(out.length() == 0 ? "" : " ").append(n);
+        for (String name : new String[] {"TERM", "INT"}) {
+            Signal.handle(new Signal(name), signal -> {
+                Thread thread = new Thread(stop, "fox-avatar-stop");
+                thread.setDaemon(false);
+                thread.start();
+            });
         }
-        return out.toString();
-    }
-
-    private static Thread stopThread(Runnable stop) {
-        Thread thread = new Thread(stop, "fox-avatar-stop");
-        thread.setDaemon(false);
-        return thread;
     }
 }

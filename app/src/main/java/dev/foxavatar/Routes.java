@@ -27,15 +27,13 @@ final class Routes {
     private Routes() {
     }
 
-    /** The avatar port for an image set: one redirect table behind {@code /} and {@code /avatar/}, counted in {@code metrics}. */
-    static HttpHandler avatarPort(String locationPrefix, ImageManifest images, RequestMetrics metrics) {
-        return avatarPort(locationPrefix, images, PeopleList.NONE, false, metrics);
-    }
-
-    /** The same with a list of people and Gravatar's defaults on or off ({@link AvatarRedirectHandler}). */
-    static HttpHandler avatarPort(String locationPrefix, ImageManifest images, PeopleList people, boolean gravatarDefaults,
+    /**
+     * The avatar port for an image set: one redirect table behind {@code /} and {@code /avatar/}, with a list
+     * of people and Gravatar's defaults on or off ({@link AvatarRedirectHandler}), counted in {@code metrics}.
+     */
+    static HttpHandler avatarPort(ImageManifest images, PeopleList people, boolean gravatarDefaults,
             RequestMetrics metrics) {
-        AvatarRedirectHandler avatar = new AvatarRedirectHandler(locationPrefix, images, people, gravatarDefaults, metrics);
+        AvatarRedirectHandler avatar = new AvatarRedirectHandler(images, people, gravatarDefaults, metrics);
         return avatarPort(avatar, new GravatarHandler(avatar), new HealthHandler(), metrics);
     }
 

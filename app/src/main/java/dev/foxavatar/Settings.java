@@ -1,7 +1,5 @@
 package dev.foxavatar;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -14,23 +12,11 @@ import java.util.function.Function;
  * The service's settings: command-line flags, else the matching {@code AVATAR_*} environment variable,
  * else the default. Flags win. Every value is checked here, once, before anything starts.
  */
-public record Settings(int port, String bind, Path images, String baseUrl, int ioThreads, int metricsPort,
+public record Settings(int port, String bind, Path images, int ioThreads, int metricsPort,
         String metricsBind, String portSetting, String metricsPortSetting, Path people, String peopleSetting,
         boolean gravatarDefaults) {
     /** {@link #metricsPort()} when {@code --metrics-port off}: no metrics listener at all. */
     public static final int METRICS_OFF = -1;
-
-    /** Settings without the metrics listener (tests of the avatar port alone). */
-    public Settings(int port, String bind, Path images, String baseUrl, int ioThreads) {
-        this(port, bind, images, baseUrl, ioThreads, METRICS_OFF, "127.0.0.1");
-    }
-
-    /** Settings whose ports were given as flags (tests). */
-    public Settings(int port, String bind, Path images, String baseUrl, int ioThreads, int metricsPort,
-            String metricsBind) {
-        this(port, bind, images, baseUrl, ioThreads, metricsPort, metricsBind, Option.PORT.flag,
-                Option.METRICS_PORT.flag, null, Option.PEOPLE_FILE.flag, false);
-    }
 
     /**
      * One address the service listens on, and the setting that chose its port (the flag or the
@@ -38,9 +24,14 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
      * is named as the admin set it.
      */
     public record Listener(String address, int port, String setting) {
+        /** {@code address:port}, an IPv6 address in brackets. */
+        static String hostPort(String address, int port) {
+            return (address.contains(":") ? "[" + address + "]" : address) + ":" + port;
+        }
+
         @Override
         public String toString() {
-            return (address.contains(":") ? "[" + address + "]" : address) + ":" + port + " (" + setting + ")";
+            return hostPort(address, port) + " (" + setting + ")";
         }
     }
 
@@ -61,7 +52,6 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
         PORT("port", "8080", "TCP port to listen on (1-65535)"),
         BIND("bind", "127.0.0.1", "address to listen on (an IP address)"),
         IMAGES("images", "images", "directory holding manifest.tsv and the images it lists"),
-        BASE_URL("base-url", "", "absolute http(s) URL prefixed to image paths (default: relative Location)"),
         IO_THREADS("io-threads", "", "Undertow IO threads (1-64; default: the number of CPUs)"),
         METRICS_PORT("metrics-port", "8081", "TCP port of the /metrics listener (1-65535), or off for none"),
         METRICS_BIND("metrics-bind", "127.0.0.1", "address of the /metrics listener (an IP address)"),
@@ -146,7 +136,6 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
         int port = integer(named.apply(Option.PORT), value.apply(Option.PORT), 1, 65535);
         String bind = address(named.apply(Option.BIND), value.apply(Option.BIND));
         Path images = directory(named.apply(Option.IMAGES), value.apply(Option.IMAGES));
-        String baseUrl = baseUrl(named.apply(Option.BASE_URL), value.apply(Option.BASE_URL));
         String threads = value.apply(Option.IO_THREADS);
         int ioThreads = threads.isEmpty()
                 ? Math.max(1, Runtime.getRuntime().availableProcessors())
@@ -167,7 +156,7 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
         if (!defaults.equals("on") && !defaults.equals("off")) {
             throw new SettingsException(named.apply(Option.GRAVATAR_DEFAULTS), "'" + defaults + "' is not on or off");
         }
-        return new Settings(port, bind, images, baseUrl, ioThreads, metricsPort, metricsBind,
+        return new Settings(port, bind, images, ioThreads, metricsPort, metricsBind,
                 named.apply(Option.PORT), named.apply(Option.METRICS_PORT), people.isEmpty() ? null : Path.of(people),
                 named.apply(Option.PEOPLE_FILE), defaults.equals("on"));
     }
@@ -208,28 +197,5 @@ public record Settings(int port, String bind, Path images, String baseUrl, int i
             throw new SettingsException(setting, "'" + text + "' is not readable");
         }
         return path;
-    }
-
-    private static String baseUrl(String setting, String text) throws SettingsException {
-        if (text.isEmpty()) {
-            return "";
-        }
-        try {
-            URI uri = new URI(text);
-            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            if ((scheme.equals("http") || scheme.equals("https")) && uri.getHost() != null
-                    && uri.getRawQuery() == null && uri.getRawFragment() == null && uri.getRawUserInfo() == null) {
-                return text.endsWith("/") ? text.substring(0, text.length() - 1) : text;
-            }
-        } catch (URISyntaxException e) {
-            // reported below
-        }
-        throw new SettingsException(setting,
-                "'" + text + "' is not an absolute http(s) URL without query or fragment");
-    }
-
-    /** Where image names are resolved: empty for relative redirects. */
-    String locationPrefix() {
-        return baseUrl + "/";
     }
 }

@@ -1,155 +1,144 @@
 package dev.foxavatar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
 import java.net.http.HttpResponse;
-import java.util.HashSet;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
-import java.util.Set;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
-/** The Gravatar/Libravatar URL over real HTTP: the fox of /?u=HASH, Gravatar's sizes, Accept's format. */
+/**
+ * The Gravatar/Libravatar URL over real HTTP: the redirect of /?u=HASH with Gravatar's size rule; the list
+ * of people and Gravatar's {@code d}/{@code f}: a listed hash gets its picture in both modes; with the
+ * defaults on, a hash not listed gets d=404's 404, d=mp's silhouette and d=blank's transparent picture; any
+ * other d keeps the identity, and no d is ever a Location. Which paths are a hash is {@link GravatarPathTest}'s,
+ * the size rule {@link SizeLadderTest}'s.
+ */
 class GravatarUrlTest extends ServerOverHttp {
     private static final String MD5 = "0bc83cb571cd1c50ba6f3e8a78ef1346";
     private static final String SHA256 = "a6e5d7f7a1a5e1b5f0e1e0d7a6c0e3f5b4a3d2c1e0f9a8b7c6d5e4f3a2b1c0d9";
 
-    private HttpResponse<String> get(URI base, String target, String accept) throws Exception {
-        HttpResponse<String> r = accept == null ? send("GET", base.resolve(target))
-                : send("GET", base.resolve(target), "Accept", accept);
+    @Test
+    void a_hash_gets_the_redirect_of_the_same_key_in_u_its_format_from_accept_never_from_the_extension() throws Exception {
+        URI base = start("");
+        // %30 and %2E: Undertow decodes the path as Nginx does before either reads the hash.
+        for (String path : List.of(MD5, MD5 + ".png", MD5 + ".jpg", SHA256, SHA256 + ".png", MD5.toUpperCase(),
+                "%30bc83cb571cd1c50ba6f3e8a78ef1346%2Epng")) {
+            String hash = URI.create("/" + path).getPath().substring(1).replaceFirst("\\.[a-z]+$", "");
+            HttpResponse<String> gravatar = send("GET", base.resolve("/avatar/" + path + "?s=64"), "Accept", CHROMIUM);
+            HttpResponse<String> keyed = send("GET", base.resolve("/?u=" + hash + "&s=64"), "Accept", CHROMIUM);
+            assertEquals(302, gravatar.statusCode(), path);
+            assertEquals(header(keyed, "Location"), header(gravatar, "Location"), path);
+            assertEquals("avif", location(gravatar).group(3), path);
+            assertEquals("public, max-age=" + TestImages.KEYED_MAX_AGE, header(gravatar, "Cache-Control"), path);
+            assertEquals("Accept", header(gravatar, "Vary"), path);
+        }
+        assertEquals("96", location(send("GET", base.resolve("/avatar/" + MD5))).group(2), "Gravatar's 80 px, snapped up");
+    }
+
+    @Test
+    void any_other_string_under_avatar_gets_a_random_fox_never_cached() throws Exception {
+        start("");
+        // The paths as Undertow decodes them before GravatarPath reads them (GravatarPathTest: the strings).
+        for (String target : List.of("/avatar/", "/avatar/user@example.com", "/avatar/" + MD5 + "%00", "/avatar/%C3%A9",
+                "/avatar/%2e%2e/%2e%2e/etc/passwd", "/avatar/..%2f..%2fmanifest.tsv", "/avatar/" + MD5 + "/../../images/manifest.tsv")) {
+            String head = rawHead(target + "?s=64&u=" + MD5);
+            assertTrue(head.startsWith("HTTP/1.1 302 "), head);
+            assertTrue(head.contains("\r\nCache-Control: no-store\r\n"), head);
+            Matcher m = Pattern.compile("\r\nLocation: /(" + TestImages.LOCATION + ")\r\n").matcher(head);
+            assertTrue(m.find(), head);
+            assertEquals("64", m.group(3), "the size still counts");
+            assertTrue(dir.resolve(m.group(1)).toFile().isFile(), head);
+        }
+    }
+
+    /** alice@example.org's hashes (lower-cased, trimmed), on the list of people. */
+    static final String ALICE_MD5 = "fbf7c6aec1d4280b7c2704c1c0478bd6";
+    static final String ALICE_SHA256 = "7a64adf28737ea90719cbdf0b1a87a5effff3753b79c91d717f4f4153ead0498";
+    static final String IDENTITIES = "/i/0123456789/";
+    static final String ALICE = IDENTITIES + "Renard-7-v23";
+    /** Values of d that are no default of Gravatar's, URLs among them. */
+    static final List<String> OTHER_D = List.of("identicon", "retro", "MP", "https%3A%2F%2Fevil.example%2Fx.png",
+            "//evil.example/x.png", "https://evil.example/404");
+
+    URI start(boolean drawn, boolean gravatarDefaults) throws Exception {
+        TestImages.create(dir, FOXES);
+        if (drawn) {
+            TestImages.addVariants(dir);
+        }
+        String picture = drawn ? "7-v23" : "7";
+        Path people = Files.writeString(dir.resolve("people.tsv"), ALICE_MD5 + "\t" + picture + "\n" + ALICE_SHA256 + "\t" + picture + "\n");
+        return startOnExistingImages("--people " + people + " --gravatar-defaults " + (gravatarDefaults ? "on" : "off"));
+    }
+
+    private String location(URI base, String target, String accept) throws Exception {
+        HttpResponse<String> r = send("GET", base.resolve(target), "Accept", accept);
         assertEquals(302, r.statusCode(), target);
-        assertEquals("Accept", header(r, "Vary"), target);
-        assertEquals("0", header(r, "Content-Length"), target);
-        return r;
+        return header(r, "Location");
     }
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {
-        "/avatar/" + MD5, "/avatar/" + MD5 + ".png", "/avatar/" + MD5 + ".jpg", "/avatar/" + SHA256,
-        "/avatar/" + SHA256 + ".png", "/avatar/0BC83CB571CD1C50BA6F3E8A78EF1346",
-    })
-    void a_hash_gets_the_same_redirect_as_the_same_key_in_u(String path) throws Exception {
-        URI base = start("");
-        String hash = path.substring("/avatar/".length()).replaceFirst("\\.[a-z]+$", "");
-        for (String accept : new String[] {CHROMIUM, OLD_SAFARI, "*/*", null}) {
-            for (String size : new String[] {"80", "1", "64", "200", "2048"}) {
-                HttpResponse<String> gravatar = get(base, path + "?s=" + size, accept);
-                HttpResponse<String> keyed = get(base, "/?u=" + hash + "&s=" + size, accept);
-                assertEquals(header(keyed, "Location"), header(gravatar, "Location"), path + " " + accept);
-                assertEquals("public, max-age=" + TestImages.KEYED_MAX_AGE, header(gravatar, "Cache-Control"));
+    private void assertNotListed(URI base, String target) throws Exception {
+        HttpResponse<String> r = send("GET", base.resolve(target), "Accept", "*/*");
+        assertEquals(404, r.statusCode(), target);
+        assertEquals("max-age=300", header(r, "Cache-Control"));
+        assertEquals("0", header(r, "Content-Length"));
+        assertFalse(r.headers().firstValue("Location").isPresent());
+    }
+
+    @Test
+    void a_listed_address_gets_its_picture_by_either_hash_in_any_case_on_both_urls_in_both_modes() throws Exception {
+        for (boolean on : List.of(false, true)) {
+            URI base = start(true, on);
+            for (String hash : List.of(ALICE_MD5, ALICE_SHA256, ALICE_MD5.toUpperCase())) {
+                assertEquals(ALICE + ".svg", location(base, "/avatar/" + hash + "?d=404", CHROMIUM));
+                assertEquals(ALICE + "-64.png", location(base, "/?u=" + hash + "&s=64", "*/*"));
             }
+            server.stopGracefully(1000);
         }
     }
 
     @Test
-    void upper_and_lower_case_hashes_are_two_keys_as_in_u() throws Exception {
-        URI base = start("");
-        // Case is kept (Nginx's fallback cannot lower-case): the upper-case form is /?u=UPPER's fox.
-        Set<Integer> foxes = new HashSet<>();
-        for (int i = 0; i < 20; i++) {
-            String lower = String.format("%032x", i * 7919L + 0xabcdefL);
-            foxes.add(fox(get(base, "/avatar/" + lower, null)) * 100 + fox(get(base, "/avatar/" + lower.toUpperCase(), null)));
-        }
-        assertTrue(foxes.stream().anyMatch(f -> f / 100 != f % 100), "some hash should differ by case: " + foxes);
-    }
-
-    @Test
-    void without_a_size_the_answer_is_gravatars_80_px_snapped_up_and_the_top_rung_above_it() throws Exception {
-        URI base = start("");
-        assertEquals("96", location(get(base, "/avatar/" + MD5, null)).group(2));
-        assertEquals("96", location(get(base, "/avatar/" + MD5 + "?s=0", null)).group(2));
-        assertEquals("96", location(get(base, "/avatar/" + MD5 + "?s=2049", null)).group(2));
-        assertEquals("512", location(get(base, "/avatar/" + MD5 + "?s=2048", null)).group(2));
-        assertEquals("384", location(get(base, "/avatar/" + MD5 + "?s=290", null)).group(2));
-        assertEquals("32", location(get(base, "/avatar/" + MD5 + "?size=24", null)).group(2));
-    }
-
-    @Test
-    void a_picture_whose_ladder_stops_lower_answers_its_largest_as_for_u() throws Exception {
-        int[] tops = new int[2 * (FOXES - 1)];   // every fox but the first stops at 192 px
-        for (int f = 2; f <= FOXES; f++) {
-            tops[2 * (f - 2)] = f;
-            tops[2 * (f - 2) + 1] = 192;
-        }
-        TestImages.create(dir, FOXES, tops);
-        URI base = startOnExistingImages("");
-        Set<String> sizes = new HashSet<>();
-        for (int i = 0; i < 20; i++) {
-            String hash = String.format("%032x", i * 104729L + 0x5eedL);
-            HttpResponse<String> r = get(base, "/avatar/" + hash + "?s=2048", CHROMIUM);
-            Matcher m = location(r);
-            assertEquals(m.group(1).equals("1") ? "512" : "192", m.group(2), hash);
-            assertEquals(header(get(base, "/?u=" + hash + "&s=2048", CHROMIUM), "Location"), header(r, "Location"));
-            sizes.add(m.group(2));
-        }
-        assertTrue(sizes.contains("192"), "the fill rule was exercised: " + sizes);
-    }
-
-    @Test
-    void the_format_comes_from_accept_never_from_the_extension() throws Exception {
-        URI base = start("");
-        // Discourse's server-side download: .png with */* -> png. SonarQube's .jpg in Chromium -> avif.
-        assertEquals("png", location(get(base, "/avatar/" + MD5 + ".png?s=120&d=404&reset_cache=1", "*/*")).group(3));
-        assertEquals("avif", location(get(base, "/avatar/" + MD5 + ".jpg?s=40&d=identicon", CHROMIUM)).group(3));
-        assertEquals("webp", location(get(base, "/avatar/" + MD5 + ".png", OLD_SAFARI)).group(3));
-        assertEquals("png", location(get(base, "/avatar/" + MD5 + ".webp", "image/jpeg,image/*;q=0.8")).group(3));
-    }
-
-    @Test
-    void d_never_becomes_the_location_and_d_404_still_gets_the_fox() throws Exception {
-        URI base = start("");
-        String plain = header(get(base, "/avatar/" + MD5 + "?s=64", CHROMIUM), "Location");
-        for (String d : List.of("404", "mp", "identicon", "https%3A%2F%2Fevil.example%2Fx.png", "//evil.example/x.png",
-                "blank&f=y", "retro&forcedefault=y&r=x", "404&default=https://evil.example/")) {
-            assertEquals(plain, header(get(base, "/avatar/" + MD5 + "?s=64&d=" + d, CHROMIUM), "Location"), d);
+    void d_and_f_are_ignored_when_off() throws Exception {
+        URI base = start(true, false);
+        String own = location(base, "/?u=" + MD5 + "&s=64", CHROMIUM);
+        for (String d : List.of("404", "mp", "blank", "404&f=y", OTHER_D.get(3), OTHER_D.get(4))) {
+            assertEquals(own, location(base, "/avatar/" + MD5 + "?s=64&d=" + d, CHROMIUM), d);
         }
     }
 
     @Test
-    void head_answers_like_get_and_other_methods_get_405() throws Exception {
-        URI base = start("");
-        HttpResponse<String> head = send("HEAD", base.resolve("/avatar/" + MD5 + "?s=64"), "Accept", CHROMIUM);
-        assertEquals(302, head.statusCode());
-        assertEquals(header(get(base, "/avatar/" + MD5 + "?s=64", CHROMIUM), "Location"), header(head, "Location"));
-        assertEquals(405, send("POST", base.resolve("/avatar/" + MD5)).statusCode());
-        assertEquals(404, send("GET", base.resolve("/avatar")).statusCode(), "only the folder is the Gravatar URL");
-    }
-
-    @Test
-    void a_percent_encoded_hash_is_decoded_as_nginx_decodes_it() throws Exception {
-        URI base = start("");
-        assertEquals(header(get(base, "/avatar/" + MD5, null), "Location"),
-                header(get(base, "/avatar/%30bc83cb571cd1c50ba6f3e8a78ef1346%2Epng", null), "Location"));
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {
-        "/avatar/", "/avatar/abc", "/avatar/" + MD5 + "/", "/avatar/" + MD5 + "junk", "/avatar/" + MD5 + ".png.png",
-        "/avatar/user@example.com", "/avatar/" + MD5 + "%00", "/avatar/%2e%2e/%2e%2e/etc/passwd",
-        "/avatar/..%2f..%2fmanifest.tsv", "/avatar/" + MD5 + "/../../images/manifest.tsv", "/avatar/%C3%A9",
-    })
-    void any_other_string_under_avatar_gets_a_random_fox_never_cached(String target) throws Exception {
-        URI base = start("");
-        String head = rawHead(target + "?s=64&u=" + MD5);
-        assertTrue(head.startsWith("HTTP/1.1 302 "), head);
-        assertTrue(head.contains("\r\nCache-Control: no-store\r\n"), head);
-        Matcher m = java.util.regex.Pattern.compile("\r\nLocation: /" + TestImages.LOCATION + "\r\n").matcher(head);
-        assertTrue(m.find(), head);
-        assertEquals("64", m.group(2), "the size still counts");
-        assertTrue(dir.resolve(head.substring(head.indexOf("Location: /") + 11, m.end() - 2)).toFile().isFile());
-    }
-
-    @Test
-    void junk_is_random_over_the_foxes() throws Exception {
-        URI base = start("");
-        Set<Integer> foxes = new HashSet<>();
-        for (int i = 0; i < 60; i++) {
-            foxes.add(fox(get(base, "/avatar/junk", null)));
+    void when_on_d_404_mp_and_blank_answer_for_an_address_not_listed_f_y_skips_the_list_and_other_d_change_nothing()
+            throws Exception {
+        URI base = start(true, true);
+        for (String target : List.of("/avatar/" + MD5 + "?d=404", "/avatar/" + MD5 + ".png?s=120&default=404",
+                "/?u=" + MD5 + "&d=404", "/?u=alice&d=404", "/avatar/" + ALICE_MD5 + "?d=404&f=y",
+                "/avatar/" + ALICE_MD5 + "?d=404&forcedefault=y")) {
+            assertNotListed(base, target);
         }
-        assertTrue(foxes.size() > 5, "60 answers, foxes " + foxes);
+        assertEquals(302, send("GET", base.resolve("/?d=404")).statusCode(), "no key: a random picture");
+        assertEquals(IDENTITIES + "mp.svg", location(base, "/avatar/" + MD5 + "?d=mp", CHROMIUM));
+        assertEquals(IDENTITIES + "mp-64.png", location(base, "/avatar/" + MD5 + "?s=48&d=mm", "*/*"));
+        assertEquals(IDENTITIES + "blank-256.png", location(base, "/?u=" + MD5 + "&default=blank&s=200", "*/*"));
+        assertEquals(ALICE + ".svg", location(base, "/avatar/" + ALICE_MD5 + "?d=mp", CHROMIUM), "listed");
+        assertEquals(ALICE + ".svg", location(base, "/avatar/" + ALICE_MD5 + "?f=n", CHROMIUM));
+        String own = location(base, "/avatar/" + ALICE_MD5 + "?f=y", CHROMIUM);
+        assertFalse(own.contains("Renard-7-v23"), "f=y alone: the hash's own identity, not the listed one: " + own);
+        String stranger = location(base, "/?u=" + MD5 + "&s=64", CHROMIUM);
+        for (String d : OTHER_D) {
+            assertEquals(stranger, location(base, "/avatar/" + MD5 + "?s=64&d=" + d, CHROMIUM), d);
+        }
+    }
+
+    @Test
+    void without_a_drawn_set_d_mp_gets_the_keys_own_picture() throws Exception {
+        URI base = start(false, true);
+        assertEquals(location(base, "/avatar/" + MD5, CHROMIUM), location(base, "/avatar/" + MD5 + "?d=mp", CHROMIUM));
+        assertNotListed(base, "/avatar/" + MD5 + "?d=404");
     }
 }

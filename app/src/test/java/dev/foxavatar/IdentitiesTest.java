@@ -67,7 +67,7 @@ class IdentitiesTest extends ServerOverHttp {
         TestImages.addVariants(dir);
         ImageManifest manifest = ImageManifest.load(dir);
         RequestMetrics counted = new RequestMetrics(manifest, "0123456789ab");
-        URI base = start(new Settings(0, "127.0.0.1", dir, "", 2), Routes.avatarPort("/", manifest, counted));
+        URI base = start(Routes.avatarPort(manifest, PeopleList.NONE, false, counted));
         send("GET", base.resolve("/?u=a"), "Accept", CHROMIUM);
         send("GET", base.resolve("/avatar/" + "ab".repeat(16)), "Accept", "*/*");
         Scrape s = Scrape.whenCounted(counted, 2);

@@ -13,10 +13,6 @@ class PathsTest extends ServerOverHttp {
         return exchange -> exchange.getResponseSender().send(name);
     }
 
-    private void startPaths(Paths paths) {
-        start(new Settings(0, "127.0.0.1", dir, "", 1), paths);
-    }
-
     private void assertReached(Map<String, String> handlerByTarget) throws Exception {
         for (Map.Entry<String, String> expected : handlerByTarget.entrySet()) {
             String answer = answer("GET", expected.getKey());
@@ -26,30 +22,21 @@ class PathsTest extends ServerOverHttp {
 
     @Test
     void an_exact_path_is_that_path_alone_whatever_the_query() throws Exception {
-        startPaths(new Paths(named("other"), Paths.exact("/healthz", named("health")), Paths.exact("/", named("root"))));
+        start(new Paths(named("other"), Paths.exact("/healthz", named("health")), Paths.exact("/", named("root"))));
         assertReached(Map.of("/healthz", "health", "/healthz?x=1", "health", "/", "root", "/?u=abc", "root",
                 "/healthz/", "other", "/HEALTHZ", "other", "/healthzz", "other", "//", "other", "/x/", "other"));
     }
 
     @Test
     void a_prefix_takes_every_path_that_starts_with_it() throws Exception {
-        startPaths(new Paths(named("other"), Paths.prefix("/avatar/", named("gravatar"))));
+        start(new Paths(named("other"), Paths.prefix("/avatar/", named("gravatar"))));
         assertReached(Map.of("/avatar/", "gravatar", "/avatar/abc.png", "gravatar", "/avatar/a/b/../c", "gravatar",
                 "/avatar", "other", "/Avatar/abc", "other", "/x/avatar/abc", "other"));
     }
 
     @Test
     void the_first_route_that_matches_answers() throws Exception {
-        startPaths(new Paths(named("other"), Paths.exact("/a/b", named("exact")), Paths.prefix("/a/", named("prefix"))));
+        start(new Paths(named("other"), Paths.exact("/a/b", named("exact")), Paths.prefix("/a/", named("prefix"))));
         assertReached(Map.of("/a/b", "exact", "/a/bc", "prefix", "/a/", "prefix", "/a", "other"));
-    }
-
-    @Test
-    void other_paths_get_the_404_whatever_the_method_when_other_is_not_found() throws Exception {
-        startPaths(new Paths(EmptyAnswer.NOT_FOUND, Paths.exact("/metrics", named("metrics"))));
-        for (String method : GetOrHeadOnlyTest.OTHER_METHODS) {
-            assertEquals("HTTP/1.1 404 Not Found\nConnection: close\nContent-Length: 0\n\n", answer(method, "/"), method);
-        }
-        assertEquals("HTTP/1.1 404 Not Found\nConnection: close\nContent-Length: 0\n\n", answer("GET", "/metrics/"));
     }
 }

@@ -3,7 +3,6 @@ package dev.foxavatar;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.undertow.server.HttpHandler;
-import io.undertow.server.HttpServerExchange;
 import io.undertow.util.HeaderMap;
 import io.undertow.util.Headers;
 import io.undertow.util.StatusCodes;
@@ -27,9 +26,9 @@ import org.junit.jupiter.api.Test;
  * constant 302 with the same four headers, in one server (one IO thread, the same call sites, so the JIT's
  * escape analysis treats Undertow's code alike in both turns). Undertow's own parsing and writing (about
  * 2 KB a request) cost the same in both; the difference is ours. The smallest difference of the rounds
- * after the warm-up counts: an allocation of ours is in every round, while the JIT's late decisions and
- * Undertow's once-a-second Date header only add to some. A copy of the query string per request shows as
- * about 14 bytes a request (tried), well above {@link #NOTHING}; the turns differ by under 1 byte.
+ * after the warm-up counts: an allocation of ours is in every round, while the JIT's late decisions only
+ * add to some. A copy of the query string per request shows as about 14 bytes a request, well above
+ * {@link #NOTHING}; the turns differ by under 1 byte.
  */
 class PerRequestAllocationTest extends ServerOverHttp {
     private static final String[] TARGETS = {
@@ -50,20 +49,6 @@ class PerRequestAllocationTest extends ServerOverHttp {
     /** The thread that answered last (a connection stays on one IO thread). */
     private static volatile Thread answering;
 
-    /** A 302 as the service sends it, with every value a constant: Undertow's part of a redirect. */
-    private static final class ConstantRedirect implements HttpHandler {
-        @Override
-        public void handleRequest(HttpServerExchange exchange) {
-            exchange.setStatusCode(StatusCodes.FOUND);
-            HeaderMap headers = exchange.getResponseHeaders();
-            headers.put(Headers.LOCATION, "/a/Renard-7-64.3f2a9c1d0b.avif");
-            headers.put(Headers.VARY, AvatarRedirectHandler.VARY);
-            headers.put(Headers.CACHE_CONTROL, HeaderValues.NO_STORE);
-            headers.put(Headers.CONTENT_LENGTH, HeaderValues.EMPTY_BODY_LENGTH);
-            exchange.endExchange();
-        }
-    }
-
     /** Which handler answers: the one server's one IO thread and call sites serve both, turn by turn. */
     private static volatile boolean bareTurn;
 
@@ -71,14 +56,21 @@ class PerRequestAllocationTest extends ServerOverHttp {
     void answering_a_request_allocates_nothing_beyond_undertows_own_work() throws Exception {
         TestImages.create(dir, FOXES);
         TestImages.addVariants(dir);
-        Settings settings = new Settings(0, "127.0.0.1", dir, null, 1);
         ImageManifest manifest = ImageManifest.load(dir);
         PeopleList people = PeopleList.read(java.nio.file.Files.writeString(dir.resolve("people.tsv"),
                 "0bc83cb571cd1c50ba6f3e8a78ef1346\t7-v23\n"), "--people", manifest);
-        HttpHandler service = Routes.avatarPort(settings.locationPrefix(), manifest, people, true,
+        HttpHandler service = Routes.avatarPort(manifest, people, true,
                 new RequestMetrics(manifest, "0123456789ab"));
-        HttpHandler bare = new ConstantRedirect();
-        start(settings, exchange -> {
+        HttpHandler bare = exchange -> { // a 302 as the service sends it, every value a constant: Undertow's part
+            exchange.setStatusCode(StatusCodes.FOUND);
+            HeaderMap headers = exchange.getResponseHeaders();
+            headers.put(Headers.LOCATION, "/a/Renard-7-64.3f2a9c1d0b.avif");
+            headers.put(Headers.VARY, AvatarRedirectHandler.VARY);
+            headers.put(Headers.CACHE_CONTROL, HeaderValues.NO_STORE);
+            headers.put(Headers.CONTENT_LENGTH, HeaderValues.EMPTY_BODY_LENGTH);
+            exchange.endExchange();
+        };
+        start(exchange -> {
             answering = Thread.currentThread();
             (bareTurn ? bare : service).handleRequest(exchange);
         });

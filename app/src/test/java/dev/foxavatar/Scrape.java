@@ -27,25 +27,21 @@ final class Scrape {
         }
     }
 
-    /** {@code metrics} written, as a scrape would read it. */
-    static Scrape of(RequestMetrics metrics) {
-        StringBuilder text = new StringBuilder();
-        metrics.write(text);
-        return new Scrape(text.toString());
-    }
-
     /**
      * {@code metrics} once they hold {@code requests} counted requests in all (at most 5 s): an answer is
      * counted just after it is sent, so a client can read it before the count is made.
      */
     static Scrape whenCounted(RequestMetrics metrics, double requests) throws InterruptedException {
         long deadline = System.nanoTime() + 5_000_000_000L;
-        Scrape s = of(metrics);
-        while (s.sum("fox_avatar_requests_total") < requests && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-            s = of(metrics);
+        while (true) {
+            StringBuilder text = new StringBuilder();
+            metrics.write(text);
+            Scrape s = new Scrape(text.toString());
+            if (s.sum("fox_avatar_requests_total") >= requests || System.nanoTime() > deadline) {
+                return s;
+            }
+            Thread.sleep(10); // between polls
         }
-        return s;
     }
 
     /** The sum of every series of a family. */
@@ -64,14 +60,5 @@ final class Scrape {
     /** The sample's value, 0 when the series is absent (a counter not yet touched). */
     double value(String name, String... labels) {
         return values.getOrDefault(series(name, labels), 0.0);
-    }
-
-    boolean has(String name, String... labels) {
-        return values.containsKey(series(name, labels));
-    }
-
-    /** How much a series grew from {@code before} to this scrape. */
-    double delta(Scrape before, String name, String... labels) {
-        return value(name, labels) - before.value(name, labels);
     }
 }

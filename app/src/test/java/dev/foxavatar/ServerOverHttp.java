@@ -15,10 +15,15 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
+
 /** The real server on an ephemeral port, over real HTTP: the fixture and helpers its tests share. */
 abstract class ServerOverHttp {
     static final int FOXES = 21;
@@ -35,20 +40,39 @@ abstract class ServerOverHttp {
             .connectTimeout(Duration.ofSeconds(5))
             .build();
 
-    URI start(String baseUrl) throws Exception {
+    /**
+     * The settings Main parses from {@code --images dir} and {@code flags} (space-separated, "" for none), on
+     * ports Undertow picks: port 0, which the flags refuse.
+     */
+    Settings settings(String flags) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--images", dir.toString()));
+        args.addAll(flags.isBlank() ? List.of() : Arrays.asList(flags.trim().split(" +")));
+        Settings s = Settings.parse(args, Map.of());
+        return new Settings(0, s.bind(), s.images(), s.ioThreads(), s.metricsOn() ? 0 : Settings.METRICS_OFF,
+                s.metricsBind(), s.portSetting(), s.metricsPortSetting(), s.people(), s.peopleSetting(),
+                s.gravatarDefaults());
+    }
+
+    /** The service as Main builds it, on a fresh set of {@link #FOXES} pictures, with these flags. */
+    URI start(String flags) throws Exception {
         TestImages.create(dir, FOXES);
-        return startOnExistingImages(baseUrl);
+        return startOnExistingImages(flags);
     }
 
-    /** A fresh server (its own manifest read, handler, table and Undertow) on the images already in dir. */
-    URI startOnExistingImages(String baseUrl) throws Exception {
-        Settings settings = new Settings(0, "127.0.0.1", dir, baseUrl, 2);
-        ImageManifest manifest = ImageManifest.load(dir);
-        return start(settings, Routes.avatarPort(settings.locationPrefix(), manifest, RequestMetrics.OFF));
+    /** A fresh service (its own manifest read, tables and Undertow) on the images already in dir. */
+    URI startOnExistingImages(String flags) throws Exception {
+        Settings settings = settings(flags);
+        ImageManifest images = ImageManifest.load(dir);
+        return start(AvatarServer.of(settings, images, PeopleList.read(settings.people(), settings.peopleSetting(), images)));
     }
 
-    URI start(Settings settings, HttpHandler routes) {
-        server = new AvatarServer(settings, routes);
+    /** A server whose avatar port is {@code handler} on one IO thread, without a metrics listener. */
+    URI start(HttpHandler handler) throws Exception {
+        return start(new AvatarServer(settings("--metrics-port off --io-threads 1"), handler, null));
+    }
+
+    URI start(AvatarServer started) {
+        server = started;
         server.start();
         return URI.create("http://127.0.0.1:" + server.port());
     }
@@ -74,49 +98,36 @@ abstract class ServerOverHttp {
     }
 
     /** The Location, checked to be one of the fixture's image paths: groups fox, size, format. */
-    static Matcher location(HttpResponse<?> response, String prefix) {
+    static Matcher location(HttpResponse<?> response) {
         String location = header(response, "Location");
-        Matcher m = Pattern.compile(Pattern.quote(prefix) + TestImages.LOCATION).matcher(location);
+        Matcher m = Pattern.compile("/" + TestImages.LOCATION).matcher(location);
         assertTrue(m.matches(), location);
         return m;
-    }
-
-    static Matcher location(HttpResponse<?> response) {
-        return location(response, "/");
     }
 
     static int fox(HttpResponse<?> response) {
         return Integer.parseInt(location(response).group(1));
     }
 
-    /** The answer's head to a request sent byte for byte (for what HttpClient would encode first). */
+    /** The whole answer, as sent, to a GET sent byte for byte (for what HttpClient would encode first). */
     String rawHead(String target) throws IOException {
-        return rawAnswer("GET", target);
-    }
-
-    /** The whole answer, as sent, to one request on a connection of its own ({@code Connection: close}). */
-    String rawAnswer(String method, String target) throws IOException {
-        byte[] request = (method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                .getBytes(StandardCharsets.ISO_8859_1);
-        return raw(server.port(), request, 4096);
+        return raw(server.port(), ("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1), 4096);
     }
 
     /**
-     * {@link #rawAnswer}'s answer with its header lines sorted, one a line ({@code "HTTP/1.1 404 Not Found\n
-     * Connection: close\nContent-Length: 0\n\nbody"}): the bytes as sent but Undertow's header order.
+     * The answer to one request on a connection of its own, its header lines sorted, one a line ({@code
+     * "HTTP/1.1 404 Not Found\nConnection: close\nContent-Length: 0\n\nbody"}): all but Undertow's header order.
      */
     String answer(String method, String target) throws IOException {
-        String raw = rawAnswer(method, target);
+        String raw = raw(server.port(), (method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1), 4096);
         int end = raw.indexOf("\r\n\r\n");
         assertTrue(end > 0, "no end of head in: " + raw);
         String[] head = raw.substring(0, end).split("\r\n");
-        String[] headers = java.util.Arrays.copyOfRange(head, 1, head.length);
-        java.util.Arrays.sort(headers);
+        String[] headers = Arrays.copyOfRange(head, 1, head.length);
+        Arrays.sort(headers);
         return head[0] + "\n" + String.join("\n", headers) + "\n\n" + raw.substring(end + 4);
-    }
-
-    static String raw(int port, byte[] request) throws IOException {
-        return raw(port, request, 12);
     }
 
     /** Sends bytes as they are and returns up to {@code limit} bytes of the answer. */
