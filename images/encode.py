@@ -4,7 +4,7 @@
     encode(FORMATS[0], rgb)   # -> the AVIF bytes of an RGB render (FORMATS: imageset.contract)
 
 images/draw.py renders each fox at each size of the ladder and writes it in each format (encode);
-the ladder, the formats, their media types and Accept regexes are the image set's contract
+the ladder, the formats and their media types are the image set's contract
 (imageset/contract.py), and its writer names the files by content and lists them in
 manifest.tsv.
 
