@@ -18,11 +18,6 @@ Stateless (a pure function of the ids: no state file), order-independent (renumb
 adding a picture moves only the buckets it wins, about 1/(N+1), removing one only its own; replacing a
 picture's file keeps its id, so no key moves. 10,000 buckets are split_clients' finest parts and a
 plain array for Java. The unkeyed (random) pick does not use the table.
-
-The drawn foxes (Renard-1..21, ORIGIN) start from 21 equal runs of buckets (476 each, the last 480):
-in each bucket the run's fox draws the highest weight any of them draws there, so the committed
-table gives every key its run's fox, and a picture added later still wins about 1/(N+1) of the
-buckets. A custom set: plain rendezvous.
 """
 import hashlib
 
@@ -62,36 +57,10 @@ def _weight(stable_id, b):
     return int.from_bytes(hashlib.sha256(f"{stable_id}/{b}".encode("utf-8")).digest()[:8], "big")
 
 
-ORIGIN = tuple(f"Renard-{n}" for n in range(1, 22))
-ORIGIN_SHARE = BUCKETS // len(ORIGIN)        # 476 buckets each, the last one 480
-
-
-def origin_owner(b):
-    """The id that held bucket b under the 21 equal shares."""
-    return ORIGIN[min(b // ORIGIN_SHARE, len(ORIGIN) - 1)]
-
-
 def table(ids):
     """The picture number (1-based position in ids) of each of the BUCKETS buckets."""
     if not ids:
         raise ValueError("buckets: no picture")
     if len(set(ids)) != len(ids):
         raise ValueError(f"buckets: stable ids are not unique: {sorted(i for i in ids if ids.count(i) > 1)}")
-    present = set(ids)
-    out = []
-    for b in range(BUCKETS):
-        owner = origin_owner(b)
-        inherited = owner in present
-        origin_max = max(_weight(o, b) for o in ORIGIN) if inherited else None
-        best, best_w = 0, -1
-        for n, stable_id in enumerate(ids, 1):
-            if inherited and stable_id in ORIGIN:
-                if stable_id != owner:
-                    continue
-                w = origin_max
-            else:
-                w = _weight(stable_id, b)
-            if w > best_w:
-                best, best_w = n, w
-        out.append(best)
-    return out
+    return [max(range(len(ids)), key=lambda n: (_weight(ids[n], b), -n)) + 1 for b in range(BUCKETS)]
