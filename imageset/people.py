@@ -13,7 +13,7 @@ anyway) when no one before them has it, else the first free variant of their own
 free identity (in a set without identities: their own picture, else the first free one). No two
 people share a picture.
 
-people.tsv (the sidecar's --people, the Nginx site's map): its header line, then `HASH<TAB>PICTURE`
+people.tsv (the sidecar's --people): its header line, then `HASH<TAB>PICTURE`
 lines, lower-case hashes in sorted order.
 """
 import hashlib

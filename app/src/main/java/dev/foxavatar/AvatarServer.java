@@ -75,7 +75,7 @@ public final class AvatarServer {
                 // "Connection: close" is still sent when the connection ends.
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
                 // Browsers send { | } ^ \ raw in a query (WHATWG URL's query set) and nginx accepts them
-                // and raw non-ASCII bytes: a 400 here would break an <img> that the fallback answers.
+                // and raw non-ASCII bytes: a 400 here would break an <img>.
                 // The query is only scanned (never echoed), and paths are compared exactly.
                 .setServerOption(UndertowOptions.ALLOW_UNESCAPED_CHARACTERS_IN_URL, true)
                 .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, REQUEST_PARSE_TIMEOUT_MS)

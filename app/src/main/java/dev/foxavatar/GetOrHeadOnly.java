@@ -11,7 +11,7 @@ import io.undertow.util.StatusCodes;
  * The method filter of both listeners, as Undertow's {@code AllowedMethodsHandler} with its one set:
  * {@code GET} and {@code HEAD} go on to {@code next}, any other method gets {@code refused}, by default
  * {@link #METHOD_NOT_ALLOWED}. Nginx's fallback answers other methods the same way
- * (nginx/fox-avatar/fallback.conf). Paths come first: a path no listener serves is a {@code 404} whatever
+ * (nginx/fox-avatar/location-avatar.conf). Paths come first: a path no listener serves is a {@code 404} whatever
  * the method, so this filter sits behind the router, on each path it serves.
  *
  * @param refused the answer to other methods: {@link #METHOD_NOT_ALLOWED}, or that counted ({@link CountedAnswers})

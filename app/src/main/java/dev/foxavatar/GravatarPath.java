@@ -5,9 +5,8 @@ package dev.foxavatar;
  * 32 (MD5) or 64 (SHA-256) hex digits in any case, the extension 1 to 5 ASCII letters or digits (clients
  * append {@code .jpg} or {@code .png} out of habit; it never picks the format: {@code Accept} does). The
  * hash is the key exactly as written, so {@code /avatar/<hash>} gets the fox of {@code /?u=<hash>}; an
- * upper-case hash is another key, as it is for {@code u} (Nginx cannot lower-case, and the fallback must
- * agree). Anything else under {@code /avatar/} (a trailing slash, junk after the hash, another length,
- * dot segments) is no key. Scans by index: nothing is allocated. Nginx takes the same prefix and numbers from imageset/contract.py.
+ * upper-case hash is another key, as it is for {@code u}. Anything else under {@code /avatar/} (a trailing
+ * slash, junk after the hash, another length, dot segments) is no key. Scans by index: nothing is allocated.
  */
 final class GravatarPath {
     static final String PREFIX = "/avatar/";
