@@ -1,10 +1,7 @@
 -- wrk script of the benchmark: prints one JSON line of results in done().
--- `wrk ... -s wrk-report.lua URL -- count [STATUS] [delay=MS]` also counts every response whose status
--- is not STATUS (302 unless given: the images' target expects 200) (a Lua call per response costs the
--- load generator about a third of its rate, so the timed runs leave it off; they still count statuses
--- > 399 and socket errors, and a separate counting run checks every target). The field keeps its name,
--- "not302". `delay=MS` also paces each connection: MS milliseconds between its requests (a bounded
--- load, as make test-swarm runs it while the swarm changes: tests/swarm/swarm.py).
+-- `wrk ... -s wrk-report.lua URL -- count STATUS` also counts every response whose status is not STATUS
+-- (a Lua call per response costs the load generator about a third of its rate, so the timed runs leave it
+-- off; they still count statuses > 399 and socket errors, and a separate counting run checks every target).
 local threads = {}
 
 function setup(thread)
@@ -13,26 +10,12 @@ end
 
 function init(args)
   not302 = 0
-  if args[1] ~= "count" then
-    return
-  end
-  local expected, ms = 302, nil
-  for i = 2, #args do
-    local d = args[i]:match("^delay=(%d+)$")
-    if d then
-      ms = tonumber(d)
-    else
-      expected = tonumber(args[i])
-    end
-  end
-  response = function(status, headers, body)
-    if status ~= expected then
-      not302 = not302 + 1
-    end
-  end
-  if ms then
-    delay = function()
-      return ms
+  if args[1] == "count" then
+    local expected = tonumber(args[2])
+    response = function(status, headers, body)
+      if status ~= expected then
+        not302 = not302 + 1
+      end
     end
   end
 end
@@ -45,7 +28,7 @@ function done(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(
     'WRKJSON {"requests":%d,"duration_us":%d,"not302":%d,"connect":%d,"read":%d,"write":%d,' ..
-    '"status":%d,"timeout":%d,"p50_us":%d,"p99_us":%d,"max_us":%d}\n',
+    '"status":%d,"timeout":%d,"p50_us":%d,"p99_us":%d}\n',
     summary.requests, summary.duration, n, e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(99), latency.max))
+    latency:percentile(50), latency:percentile(99)))
 end

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tools/oha.sh - oha, the HTTP load generator (crates.io, pinned), built with its HTTP/3 feature: the
-# bench's load for the Debian 13 full stack in every protocol (bench/foxbench/trixie.py), because
+# bench's load for the Debian 13 full stack in every protocol (bench/foxbench/candidates.py), because
 # Debian 13's h2load is built without HTTP/3 (nghttp2-client is not linked with ngtcp2).
 #
 #   . tools/oha.sh; oha_ready        prints the binary's path and exports BENCH_OHA

@@ -1,6 +1,7 @@
-"""The candidates: the server sets the benchmark compares, each started fresh, its server processes pinned
-to the server core. A candidate is one class (its key and name, its targets, start_procs()) and one line
-in CANDIDATES, whose order is the report's; a run's candidates share a Workspace (workspace.py)."""
+"""The candidates: the server sets `make bench` compares, each started fresh, its server processes pinned
+to the server core. A candidate is one class (its key and name, its targets, start_procs()) and one entry
+in CANDIDATES, whose order is the report's."""
+import json
 import os
 import re
 import subprocess
@@ -12,28 +13,25 @@ from pathlib import Path
 import jinja2
 import loopback
 
-from .load import Target
-from .machine import php_fpm_bin
-from .processes import cpu_seconds, die, free_port, pin_tree, spawn, stop, tree, wait_302
 from .avatar import expected_format
-from .settings import AVATAR_PATH, AVATAR_SIZE, BENCH, GRAVATAR_PATH, CHROMIUM_ACCEPT, HOST, JAR, JVM_OPTIONS, TLS_NAME
+from .common import (AVATAR_PATH, AVATAR_SIZE, CHROMIUM_ACCEPT, CLIENT_CPU, GRAVATAR_PATH, HOST, JAR,
+                     JVM_OPTIONS, SERVER_CPU, TLS_NAME, cpu_seconds, die, free_port, log, spawn, stop,
+                     tree, wait_302)
+from .load import Target, h2_shape, header_args
 
 
 class Candidate:
     """A server set started fresh by the harness. Subclasses define start_procs() and the targets."""
     key = name = ""
     startup_port = None  # plain-HTTP port answering GET / with 302, for the start-up measurement
-    smoke_skip = None    # why make bench-smoke leaves the candidate out (None: the smoke runs it)
+    smoke_skip = None    # why make bench-smoke leaves the candidate out
 
     def __init__(self, ws):
         self.ws, self.procs = ws, []
         self.dir = Path(tempfile.mkdtemp(prefix=f"{self.key}-", dir=ws.tmp))
-        self.dir.chmod(0o755)  # readable by the Nginx workers whatever their user (tools/loopback.py: root under root)
+        self.dir.chmod(0o755)  # readable by the Nginx workers whatever their user
 
-    @classmethod
-    def available(cls):
-        """Whether this machine can run the candidate (False: left out of the run, with a note)."""
-        return True
+    available = classmethod(lambda cls: True)
 
     def start(self):
         """Start fresh; seconds from process start to the first 302 (self.start_cpu: CPU seconds by then)."""
@@ -51,80 +49,59 @@ class Candidate:
     def pids(self):
         return tree([p.pid for p in self.procs])
 
+    app_pids = None   # the full stacks': the sidecar's processes
+
     def alive(self):
         return all(p.poll() is None for p in self.procs)
 
     def logs(self):
-        return tail_logs(sorted(self.dir.glob("*.log")))
+        return "\n".join(f"--- {f.name}\n" + f.read_text(errors="replace")[-3000:]
+                         for f in sorted(self.dir.glob("*.log")) + sorted(self.dir.glob("logs/*")))
 
 
-def tail_logs(files):
-    return "\n".join(f"--- {f.name}\n" + f.read_text(errors="replace")[-3000:] for f in files)
-
-
-def java_cmd(images, flags, port, io_threads=None, metrics_port=None):
-    """The jar's command line; the /metrics listener only with a metrics_port, off otherwise."""
-    cmd = ["java", *flags, "-jar", str(JAR), "--images", str(images), "--port", str(port), "--bind", HOST,
-           "--metrics-port", str(metrics_port) if metrics_port else "off"]
-    if io_threads:
-        cmd += ["--io-threads", str(io_threads)]
-    return cmd
+def java(images, port, metrics_port=None):
+    """The jar with app/jvm.options; the /metrics listener only with a metrics_port."""
+    return ["java", f"@{JVM_OPTIONS}", "-jar", str(JAR), "--images", str(images), "--port", str(port), "--bind", HOST,
+            "--metrics-port", str(metrics_port or "off")]
 
 
 class Sidecar(Candidate):
-    """Candidate 1: the jar with app/jvm.options (or, for TUNE=1, other flags), plain HTTP. Three targets
-    (four with the Gravatar URL) in `make bench`, on the same server in the same rounds: the plain `/` (no header), `/` with Chromium's
-    image Accept, and the avatar URL `/?s=64&u=KEY` with the same Accept. The last two differ only
-    by the query, so their ratio is the cost of parsing it and hashing the key (not of a bigger request).
-    A fourth: the Gravatar URL `/avatar/MD5?s=80` with the same Accept."""
+    """Candidate 1: the jar with app/jvm.options, plain HTTP, four targets in the same rounds: the plain `/`,
+    `/` with Chromium's image Accept, the avatar URL `/?s=64&u=KEY` and the Gravatar URL with the same
+    Accept (the avatar URL against `/` + Accept: the cost of the query and the keyed pick)."""
     key, name = "sidecar", "Sidecar direct (Undertow, app/jvm.options)"
-
-    def __init__(self, ws, flags=None, env=None, io_threads=None, key=None, name=None, avatar_url=True):
-        self.key = key or self.key
-        super().__init__(ws)
-        self.name = name or self.name
-        self.flags = flags if flags is not None else [f"@{JVM_OPTIONS}"]
-        self.env, self.io_threads = env, io_threads
-        self.port = self.startup_port = free_port()
-        self.targets = [Target(self, "HTTP/1.1", f"http://{HOST}:{self.port}/")]
-        if avatar_url:
-            self.targets += [Target(self, "HTTP/1.1", f"http://{HOST}:{self.port}/", path=path,
-                                    headers={"Accept": CHROMIUM_ACCEPT}) for path in ("/", AVATAR_PATH, GRAVATAR_PATH)]
-
     metrics_port = None
 
+    def __init__(self, ws):
+        super().__init__(ws)
+        self.port = self.startup_port = free_port()
+        url = f"http://{HOST}:{self.port}/"
+        self.targets = [Target(self, "HTTP/1.1", url)] + [
+            Target(self, "HTTP/1.1", url, path=p, headers={"Accept": CHROMIUM_ACCEPT}) for p in ("/", AVATAR_PATH, GRAVATAR_PATH)]
+
     def start_procs(self):
-        env = dict(os.environ, **(self.env or {}))
-        return [spawn(java_cmd(self.ws.images, self.flags, self.port, self.io_threads, self.metrics_port),
-                      self.dir / "java.log", env=env)]
+        return [spawn(java(self.ws.images, self.port, self.metrics_port), self.dir / "java.log")]
 
 
 class SidecarMetrics(Sidecar):
-    """The same jar and flags with its /metrics listener on, beside the sidecar row (listener off)
-    in the same rounds: the cost of counting every request (target: at most 2 MB more RSS, 3 % fewer req/s).
-    Its memory is read after a scrape of /metrics, as Prometheus would make every 15 s."""
+    """The same jar and flags with its /metrics listener on (the plain `/` and the avatar URL): the cost of
+    counting every request. Its memory is read after a scrape, as Prometheus makes every 15 s."""
     key, name = "sidecar-metrics", "Sidecar direct, /metrics on"
 
     def __init__(self, ws):
-        super().__init__(ws, key=self.key, name=self.name)
+        super().__init__(ws)
         self.metrics_port = free_port()
-        # The plain `/` and the avatar URL (a format and a size rung counted): the sidecar row's first and third.
         self.targets = [self.targets[0], self.targets[2]]
 
     def scrape(self):
-        """One GET /metrics; a busy core (a C2 compiler thread beside the load) may take its time."""
         with urllib.request.urlopen(f"http://{HOST}:{self.metrics_port}/metrics", timeout=60) as r:
             return r.read()
 
 
 class FullStack(Candidate):
-    """Candidate 2: the full stack exactly as the shared HTTP tests start it on loopback
-    (tools/loopback.py: the shared Nginx configuration rendered by nginx/render.py, the
-    Debian-shaped main nginx.conf, a throw-away CA, the jar with app/jvm.options) serving BENCH_IMAGES,
-    pinned to the server core. Its start-up is not timed (it is Nginx's plus the sidecar's).
-    Two more targets on the same servers, the images: Nginx answering a content-addressed file
-    (the first picture's AVATAR_SIZE px image in the format Chromium's Accept gets, as the avatar URL
-    would name it; a 200 with its caching headers) in HTTPS/1.1 and HTTPS/2."""
+    """Candidate 2: the full stack as the shared HTTP tests start it (tools/loopback.py: our Nginx
+    configuration, a throw-away CA, the jar with app/jvm.options), HTTPS/1.1 and HTTPS/2, on `/` and on a
+    content-addressed 64 px image Nginx serves itself (a 200). Its start-up is not timed."""
     key, name = "stack", "Full stack: our Nginx config (HTTPS) -> sidecar"
 
     def __init__(self, ws):
@@ -141,10 +118,10 @@ class FullStack(Candidate):
         except loopback.Unavailable as e:
             die(f"the full stack cannot start: {e}")
         self.procs = [self.ls.app, self.ls.nginx_proc]
-        pin_tree([p.pid for p in self.procs])
+        for p in self.pids():
+            subprocess.run(["taskset", "-a", "-p", "-c", str(SERVER_CPU), str(p)], capture_output=True, check=True)
         for t in self.targets:
             t.url = f"https://{HOST}:{self.ls.https_port}/"
-        return None
 
     def stop(self):
         if self.ls:
@@ -152,7 +129,8 @@ class FullStack(Candidate):
         self.ls, self.procs = None, []
 
     def logs(self):
-        return tail_logs(sorted(self.ls.logs.glob("*")) if self.ls else [])
+        return "\n".join(f"--- {f.name}\n" + f.read_text(errors="replace")[-3000:]
+                         for f in (sorted(self.ls.logs.glob("*")) if self.ls else []))
 
     def app_pids(self):
         return tree([self.procs[0].pid]) if self.procs else []
@@ -165,69 +143,41 @@ class FullStack(Candidate):
         return len(self.ls.fallback_log().splitlines()) if self.ls else 0
 
 
-class Baseline(Candidate):
-    """Candidate 3: bench/baseline/Baseline.java (the JDK's HttpServer), compiled into the candidate's dir,
-    run with -Xmx8m -Xss256k, given the legacy names of the manifest as its image-name rule."""
-    key, name = "baseline", "Baseline: JDK HttpServer, default executor, -Xmx8m -Xss256k"
-
-    def __init__(self, ws):
-        super().__init__(ws)
-        self.port = self.startup_port = free_port()
-        self.targets = [Target(self, "HTTP/1.1", f"http://{HOST}:{self.port}/")]
-        self.classes = self.dir / "classes"
-        subprocess.run(["javac", "-d", str(self.classes), str(BENCH / "baseline" / "Baseline.java")], check=True)
-
-    def start_procs(self):
-        return [spawn(["java", "-Xmx8m", "-Xss256k", "-cp", str(self.classes), "Baseline",
-                       str(self.ws.images), str(self.port), HOST, self.ws.baseline_rule], self.dir / "java.log")]
-
-
-def nginx_proc(d, conf):
-    return spawn(["nginx", "-p", str(d), "-e", str(d / "error.log"), "-c", str(conf)], d / "nginx-stdout.log")
-
-
 class NginxAlone(Candidate):
-    """Bound 4: Nginx answering / with the random 302 itself, no sidecar at all. It is our own fallback
-    path made the only path: the per-deployment file rendered by nginx/render.py (the shared http.conf
-    with its log format, the image set's fallback split; its own servers idle on other ports), and a
-    server of its own with tls.conf and fallback.conf (the 302 with the sidecar's headers), logging like
-    the full stack."""
+    """The bound: Nginx answering / with the random 302 itself (our fallback made the only path): the
+    per-deployment file nginx/render.py renders (its log format, the fallback split) and a server of its own
+    with tls.conf and the fallback's 302, logging like the full stack."""
     key, name = "nginx", "Bound: Nginx alone (split_clients 302)"
     access_log = True
 
     def __init__(self, ws):
         super().__init__(ws)
-        self.http, self.https = free_port(), free_port()
-        self.startup_port = self.http
+        self.http = self.startup_port = free_port()
+        https = free_port()
         self.targets = [Target(self, "HTTP/1.1", f"http://{HOST}:{self.http}/")]
         if self.access_log:
-            self.targets += [Target(self, "HTTPS/1.1", f"https://{HOST}:{self.https}/"),
-                             Target(self, "HTTPS/2", f"https://{HOST}:{self.https}/", tool="h2load")]
+            self.targets += [Target(self, "HTTPS/1.1", f"https://{HOST}:{https}/"),
+                             Target(self, "HTTPS/2", f"https://{HOST}:{https}/", tool="h2load")]
         crt, key = ws.cert
-        site_http, site_https, nobody = loopback.free_ports(3)
-        variables = loopback.site_variables(TLS_NAME, site_http, site_https, nobody, crt, key,
-                                            self.dir / "logs", self.dir, ws.images,
-                                            build=loopback.nginx_build(loopback.find_nginx()))
-        site = loopback.load_renderer()(variables)
-        # the full stack's HTTPS access log exactly as the template writes it (nginx/fox-avatar.conf.j2,
-        # avatar_access_log_mode anonymous): its format and its buffer, the line before the
-        # fallback log's
-        logline = (access_log_line(site) if self.access_log else "access_log off;")
-        # the site's TLS settings: its include file, rendered (the fallback's 302 is written out below)
+        site = loopback.load_renderer()(loopback.site_variables(
+            TLS_NAME, *loopback.free_ports(3), crt, key, self.dir / "logs", self.dir, ws.images,
+            build=loopback.nginx_build(loopback.find_nginx())))
+        # the full stack's HTTPS access_log as the template writes it: the line before the fallback log's
+        m = re.search(r"^\s*(access_log [^;]*;)\n\s*access_log [^;]* if=\$avatar_fallback;", site, re.M)
+        if not m:
+            die("the rendered fox-avatar.conf has no HTTPS access_log before its fallback log's")
         tls = jinja2.Environment(loader=jinja2.FileSystemLoader(str(loopback.NGINX_DIR)), trim_blocks=True) \
             .get_template("fox-avatar/tls.conf").render().replace("\n", "\n    ")
-        # conf.d/*.conf are read in name order: site.conf after fox-avatar.conf (its log format, the split)
-        self.conf = loopback.nginx_prefix(self.dir, {
-            "fox-avatar.conf": site,
-            "site.conf": f"""# Written by bench/foxbench/candidates.py: Nginx alone answers / itself (bound 4).
+        self.conf = loopback.nginx_prefix(self.dir, {"fox-avatar.conf": site, "site.conf": f"""\
+# Written by bench/foxbench/candidates.py: Nginx alone answers / itself (the bound).
 server {{
     listen {HOST}:{self.http};
-    listen {HOST}:{self.https} ssl http2;
+    listen {HOST}:{https} ssl http2;
     server_name {TLS_NAME};
     ssl_certificate {crt};
     ssl_certificate_key {key};
     {tls}
-    {logline}
+    {m.group(1) if self.access_log else "access_log off;"}
     location = / {{
         add_header Cache-Control $avatar_redirect_cache_control always;
         add_header Vary Accept always;
@@ -240,75 +190,115 @@ server {{
 """})
 
     def start_procs(self):
-        return [nginx_proc(self.dir, self.conf)]
-
-
-def access_log_line(site):
-    """The HTTPS server's access_log directive of a rendered per-deployment file: the one before its
-    fallback log's (`access_log ... if=$avatar_fallback;`)."""
-    m = re.search(r"^\s*(access_log [^;]*;)\n\s*access_log [^;]* if=\$avatar_fallback;", site, re.M)
-    if not m:
-        die("bench: the rendered fox-avatar.conf has no HTTPS access_log before its fallback log's")
-    return m.group(1)
+        return [spawn(["nginx", "-p", str(self.dir), "-e", str(self.dir / "error.log"), "-c", str(self.conf)],
+                      self.dir / "nginx-stdout.log")]
 
 
 class NginxAloneNoLog(NginxAlone):
-    """Bound 4 without its access log: what the log costs (plain HTTP only)."""
+    """The bound without its access log: what the log costs (plain HTTP only)."""
     key, name = "nginx-nolog", "Nginx alone, access_log off"
     access_log = False
 
 
-class Php(Candidate):
-    """Candidate 5: three lines of PHP behind php-fpm (Debian's stock php.ini, OPcache on), Nginx in front,
-    set up the usual way (a connection per request to the pool's socket: FastCGI keep-alive with a
-    static pool stalls once Nginx holds more idle connections than there are children)."""
-    key, name = "php", "PHP via php-fpm (behind Nginx)"
+TRIXIE_NGINX, OHA = os.environ.get("BENCH_TRIXIE_NGINX", ""), os.environ.get("BENCH_OHA", "")
+
+
+class Oha:
+    """oha built with HTTP/3 (tools/oha.sh) pinned to the load core, in one protocol (HTTP/2 in h2_shape),
+    one run of `duration` (-z); the rate is the 302s over that duration. A connection may take 60 s to set
+    up: 100 QUIC handshakes at once overflow Nginx's UDP receive buffer on a busy core, and a handshake lost
+    again and again backs off past oha's default 5 s (a slow handshake costs requests, it is no failure)."""
+
+    def __init__(self, version):
+        self.name, self.version = f"oha-h{version[0]}", version
+
+    def run(self, url, conc, duration, count=False, headers=None, expect=302):
+        conns, streams = h2_shape(conc) if self.version == "2" else (conc, 1)
+        r = subprocess.run(["taskset", "-c", str(CLIENT_CPU), OHA, "--no-tui", "--insecure", "--output-format", "json",
+                            "--connect-timeout", "60s", "--http-version", self.version, "-c", str(conns),
+                            "-p", str(streams), "-r", "0", "-z", f"{duration}s", *header_args(headers), url],
+                           capture_output=True, text=True, timeout=duration + 120)
+        try:
+            j = json.loads(r.stdout)
+        except ValueError:
+            raise RuntimeError(f"oha failed ({r.returncode}): {r.stdout[-500:]} {r.stderr[-500:]}") from None
+        codes = {int(k): v for k, v in (j.get("statusCodeDistribution") or {}).items()}
+        errs = {k: v for k, v in (j.get("errorDistribution") or {}).items() if k != "aborted due to deadline"}
+        if errs:
+            log(f"oha HTTP/{self.version} c={conc}: errors {errs}")
+        lat, done = j.get("latencyPercentiles") or {}, sum(codes.values())
+        return {"rps": codes.get(302, 0) / duration, "requests": done, "p50_ms": (lat.get("p50") or 0) * 1000,
+                "p99_ms": (lat.get("p99") or 0) * 1000, "bad": done - codes.get(302, 0) + sum(errs.values()),
+                "busy_s": duration}
+
+    def status(self, url, headers=None):
+        """302 when a second of oha at c=1 got only 302s (this machine's curl may have no HTTP/3)."""
+        r = self.run(url, 1, 1, headers=headers)
+        return (302 if r["requests"] and not r["bad"] else None), None
+
+
+class TrixieStack(Candidate):
+    """The full stack on Debian 13: its Nginx (1.26, HTTP/3, OpenSSL 3.5) in a container (--network host,
+    pinned to the server core) serving our configuration rendered with that Nginx's `nginx -V`, the same
+    sidecar behind it; loaded by oha in HTTPS/1.1, HTTPS/2 and HTTP/3 (Debian 13's h2load has no HTTP/3).
+    bench/run.sh makes the images and oha; without Docker it is left out (under CI=true, a failure)."""
+    key = "stack-trixie"
+    smoke_skip = "loaded only by oha, which only make bench builds (tools/oha.sh)"
 
     @classmethod
     def available(cls):
-        return php_fpm_bin() is not None
+        if TRIXIE_NGINX and OHA and subprocess.run(["docker", "info"], capture_output=True).returncode == 0:
+            return True
+        if os.environ.get("CI") == "true":
+            die("stack-trixie: Docker, the Debian 13 images or oha (bench/run.sh makes them) are missing")
+        return False
 
     def __init__(self, ws):
         super().__init__(ws)
-        self.http = self.startup_port = free_port()
-        self.targets = [Target(self, "HTTP/1.1", f"http://{HOST}:{self.http}/")]
-        sock = self.dir / "fpm.sock"
-        self.fpm_conf = self.dir / "php-fpm.conf"
-        # Debian's default pool size (pm.max_children = 5), static: no spawning while measured.
-        self.fpm_conf.write_text(f"""[global]
-pid = {self.dir}/php-fpm.pid
-error_log = {self.dir}/php-fpm-error.log
-daemonize = no
-[bench]
-listen = {sock}
-listen.backlog = 4096
-listen.mode = 0666
-pm = static
-pm.max_children = 5
-env[AVATAR_IMAGES] = {ws.images}
-env[AVATAR_NAME_RULE] = "{ws.baseline_rule}"
-""")
-        self.conf = loopback.nginx_prefix(self.dir, {"site.conf": f"""# Written by bench/foxbench/candidates.py: Nginx in front of php-fpm (candidate 5).
-server {{
-    listen {HOST}:{self.http};
-    access_log {self.dir}/logs/access.log;
-    location = / {{
-        include /etc/nginx/fastcgi_params;
-        fastcgi_param SCRIPT_FILENAME {BENCH}/php/index.php;
-        fastcgi_pass unix:{sock};
-    }}
-    location / {{
-        return 404;
-    }}
-}}
-"""})
+        build = subprocess.run(["docker", "run", "--rm", TRIXIE_NGINX, "nginx", "-V"], capture_output=True,
+                               text=True, check=True, timeout=120).stderr
+        ssl = next((x.split()[3] for x in build.splitlines() if x.startswith("built with OpenSSL")), "?")
+        self.name = f"Full stack on Debian 13: Nginx {build.split()[2].split('/')[-1]} (OpenSSL {ssl}, container) -> sidecar"
+        self.container = f"fox-bench-trixie-{os.getpid()}"
+        site_http, self.https, self.app_port = loopback.free_ports(3)
+        self.variables = loopback.site_variables(TLS_NAME, site_http, self.https, self.app_port, *ws.cert,
+                                                 self.dir / "logs", self.dir, ws.images, build=build)
+        if "quic" not in (text := loopback.load_renderer()(self.variables)):
+            die(f"stack-trixie: the template rendered no `listen ... quic` for {self.name}")
+        # oha loses the requests in flight when Nginx ends a connection after keepalive_requests (GOAWAY):
+        # the load's connections stay open here, in all three protocols alike.
+        self.conf = loopback.nginx_prefix(self.dir, {"fox-avatar.conf": text, "zz-bench-client.conf":
+                                                     "# Written by bench/foxbench/candidates.py\nkeepalive_requests 1000000;\n"})
+        url = f"https://{HOST}:{self.https}/"
+        self.targets = [Target(self, p, url, tool=Oha(v)) for p, v in (("HTTPS/1.1", "1.1"), ("HTTPS/2", "2"), ("HTTP/3", "3"))]
+        self.nginx_pid = None
 
-    def start_procs(self):
-        fpm = spawn([php_fpm_bin(), "-R", "-F", "-y", str(self.fpm_conf)], self.dir / "php-fpm.log")
-        return [fpm, nginx_proc(self.dir, self.conf)]
+    def start(self):
+        self.procs = [spawn(java(self.ws.images, self.app_port), self.dir / "java.log")]
+        loopback.wait_for_port(self.app_port, self.procs[0], "the sidecar", self.dir / "java.log", timeout=30)
+        mounts = [a for p in (self.ws.tmp, loopback.NGINX_DIR, self.ws.images) for a in ("-v", f"{p}:{p}")]
+        self.procs.append(spawn(["docker", "run", "--rm", "--name", self.container, "--network", "host",
+                                 "--cpuset-cpus", str(SERVER_CPU), *mounts, TRIXIE_NGINX, "nginx", "-p", str(self.dir),
+                                 "-e", str(self.dir / "error.log"), "-c", str(self.conf)], self.dir / "docker.log"))
+        loopback.wait_for_port(self.https, self.procs[1], "Debian 13's nginx", self.dir / "docker.log", timeout=60)
+        self.nginx_pid = int(subprocess.run(["docker", "inspect", "-f", "{{.State.Pid}}", self.container],
+                                            capture_output=True, text=True, check=True).stdout)
 
+    def stop(self):
+        if len(self.procs) > 1:
+            subprocess.run(["docker", "stop", "-t", "10", self.container], capture_output=True)
+        super().stop()
+        self.nginx_pid = None
 
-from .trixie import TrixieStack  # noqa: E402 (it builds on Candidate above)
+    def pids(self):
+        return tree([self.procs[0].pid] + ([self.nginx_pid] if self.nginx_pid else [])) if self.procs else []
+
+    app_pids = FullStack.app_pids
+
+    def fallbacks(self):
+        f = Path(self.variables["avatar_fallback_log"])
+        return len(f.read_text().splitlines()) if f.exists() else 0
+
 
 # The candidates of `make bench`, in the report's order.
-CANDIDATES = [Sidecar, SidecarMetrics, FullStack, TrixieStack, Baseline, NginxAlone, NginxAloneNoLog, Php]
+CANDIDATES = [Sidecar, SidecarMetrics, FullStack, TrixieStack, NginxAlone, NginxAloneNoLog]

@@ -1,110 +1,65 @@
-"""SOAK=1: wrk in chunks against the full stack over HTTPS until SOAK_REQUESTS are done (bounded by
-SOAK_MAX_MINUTES), the sidecar's and Nginx's memory sampled by a thread. Then the compose app
-image alone at the memory limit docker-compose.yml gives it, for SOAK_LIMIT_MINUTES of wrk at c=100 from a
-cold page cache (limits.py), its cgroup's memory and the JVM's RSS sampled. Returns the raw results of the
-soak section; the verdict (soak_report.soak_figures) fails the run when a request failed or was not a 302,
-when the fallback answered, when the sidecar's RSS kept growing (the heap is bounded, so a leak shows
-as steady growth past it), or when the container at its limit was killed or kept growing."""
+"""`make bench SOAK=1`: wrk in 30-second chunks against the full stack over HTTPS until SOAK_REQUESTS are
+done (bounded by SOAK_MAX_MINUTES), the sidecar's and Nginx's memory sampled by a thread. The verdict fails
+the run when a request failed or was not a 302, when the fallback answered, or when the sidecar's RSS kept
+growing (the heap is bounded, so a leak shows as growth from the first half's peak to the second's)."""
 import threading
 import time
 
-from . import limits
 from .candidates import FullStack
+from .common import SMOKE, SOAK_MAX_S, SOAK_REQUESTS, log, memory_kb
 from .load import TOOLS
-from .processes import log, memory_kb
-from .settings import SMOKE, SOAK_CHUNK_S, SOAK_INTERVAL_S, SOAK_LIMIT_S, SOAK_MAX_S, SOAK_REQUESTS
+from .report import fmt_mb, head
+
+GROWTH_LIMIT_MB = 2.0
 
 
 def run(ws, m):
-    res = run_stack(ws, m)
-    if limits.available():
-        res["container"] = run_container(ws)
-    else:
-        log("the soak at the compose limit: no app image (BENCH_APP_IMAGE; bench/run.sh builds it): left out")
-    return res
-
-
-def run_stack(ws, m):
-    st = FullStack(ws)
-    samples, stop_evt = [], threading.Event()
+    st, samples, stop_evt = FullStack(ws), [], threading.Event()
     done = bad = 0
-    t0 = time.monotonic()
+    chunk_s, interval_s, t0 = 2 if SMOKE else 30, 1 if SMOKE else 5, time.monotonic()
+
+    def sampler():
+        while not stop_evt.is_set():
+            a, n = memory_kb(st.app_pids()), memory_kb(st.nginx_pids())
+            samples.append((time.monotonic() - t0, a[0], a[1], n[0], done))
+            stop_evt.wait(interval_s)
     try:
         st.start()
-        url = st.targets[0].url
-
-        def sampler():
-            while not stop_evt.is_set():
-                a = memory_kb(st.app_pids())
-                n = memory_kb(st.nginx_pids())
-                samples.append((time.monotonic() - t0, a[0], a[1], n[0], done))
-                stop_evt.wait(SOAK_INTERVAL_S)
-
-        th = threading.Thread(target=sampler, daemon=True)
-        th.start()
+        threading.Thread(target=sampler, daemon=True).start()
         while done < SOAK_REQUESTS and time.monotonic() - t0 < SOAK_MAX_S:
-            r = TOOLS["wrk"].run(url, 100, SOAK_CHUNK_S, count=True)
-            done += r["requests"]
-            bad += r["bad"]
-            log(f"soak: {done:,} requests ({r['rps']:,.0f} req/s), bad {bad}, "
-                f"sidecar RSS {samples[-1][1] / 1024:.1f} MB" if samples else "")
+            r = TOOLS["wrk"].run(st.targets[0].url, 100, chunk_s, count=True)
+            done, bad = done + r["requests"], bad + r["bad"]
+            log(f"soak: {done:,} requests ({r['rps']:,.0f} req/s), bad {bad}, sidecar RSS {samples[-1][1] / 1024:.1f} MB")
             if not st.alive():
                 raise RuntimeError("soak: a process died\n" + st.logs())
-        stop_evt.set()
-        th.join(timeout=10)
         fallbacks = st.fallbacks()
     finally:
         stop_evt.set()
         st.stop()
     return {"machine": m, "mode": "smoke" if SMOKE else "full", "goal": SOAK_REQUESTS, "done": done, "bad": bad,
-            "fallbacks": fallbacks, "chunk_s": SOAK_CHUNK_S, "interval_s": SOAK_INTERVAL_S,
-            "elapsed_s": time.monotonic() - t0, "samples": [list(s) for s in samples]}
+            "fallbacks": fallbacks, "chunk_s": chunk_s, "interval_s": interval_s, "elapsed_s": time.monotonic() - t0,
+            "samples": [list(s) for s in samples]}
 
 
-def run_container(ws):
-    """The compose app image at compose's memory limit, cold, under wrk -c100 on `/` for SOAK_LIMIT_S in
-    chunks; every SOAK_INTERVAL_S: seconds, the cgroup's charge and its anonymous part (bytes), the JVM's
-    RSS (kB), requests done, the heap's committed and maximum bytes (its /metrics). A kill by the kernel
-    ends it (and fails the verdict)."""
-    mib = limits.compose_limit_mib()
-    app = limits.Limited(ws, mib)
-    samples, stop_evt = [], threading.Event()
-    done = bad = 0
-    t0 = time.monotonic()
-    limits.evict(limits.IMAGE)
-    try:
-        app.start()
-        d = limits.cgroup_dir(app.pid)
+def figures(res):
+    """The sidecar's RSS peaks in the first and second half of the samples, the growth in MB, the verdict."""
+    samples, half = res["samples"], len(res["samples"]) // 2
+    first = max(s[1] for s in samples[:max(half, 1)])
+    second = max((s[1] for s in samples[half:]), default=first)
+    growth = (second - first) / 1024
+    return first, second, growth, (res["done"] >= res["goal"] and res["bad"] == 0 and res["fallbacks"] == 0
+                                   and growth <= GROWTH_LIMIT_MB)
 
-        def sampler():
-            while not stop_evt.is_set():
-                try:
-                    mem = limits.cgroup_memory(d)
-                    heap = app.heap()
-                    samples.append((time.monotonic() - t0, mem["charged"], mem["anon"], memory_kb([app.pid])[0], done,
-                                    heap[0], heap[1]))
-                except (OSError, KeyError, RuntimeError):
-                    pass   # gone: the verdict says so
-                stop_evt.wait(SOAK_INTERVAL_S)
 
-        th = threading.Thread(target=sampler, daemon=True)
-        th.start()
-        while time.monotonic() - t0 < SOAK_LIMIT_S and app.alive():
-            try:
-                r = TOOLS["wrk"].run(app.targets[0].url, 100, SOAK_CHUNK_S, count=True)
-            except RuntimeError as e:
-                log(f"soak at {mib} MiB: {e}")
-                bad += 1
-                break
-            done += r["requests"]
-            bad += r["bad"]
-            log(f"soak at {mib} MiB: {done:,} requests ({r['rps']:,.0f} req/s), bad {bad}, "
-                f"charged {samples[-1][1] / 2**20:.1f} MiB (anonymous {samples[-1][2] / 2**20:.1f})" if samples else "")
-        killed = not app.alive() and app.inspect("{{.State.OOMKilled}}") == "true"
-        stop_evt.set()
-        th.join(timeout=10)
-    finally:
-        stop_evt.set()
-        app.stop()
-    return {"mib": mib, "image": limits.IMAGE, "seconds": SOAK_LIMIT_S, "done": done, "bad": bad,
-            "oom_killed": killed, "elapsed_s": time.monotonic() - t0, "samples": [list(x) for x in samples]}
+def section(res):
+    samples, done, elapsed = res["samples"], res["done"], res["elapsed_s"]
+    first_peak, second_peak, growth, ok = figures(res)
+    return "\n".join(head(res, "make bench SOAK=1")) + f"""
+{done:,} requests (`wrk -t1 -c100`, {res['chunk_s']}-second chunks, HTTPS/1.1 keep-alive) through the full stack in
+{elapsed / 60:.1f} minutes ({done / elapsed:,.0f} req/s on average); non-302 or failed: **{res['bad']}**; answered by
+Nginx's fallback: **{res['fallbacks']}**. Sidecar RSS sampled every {res['interval_s']} s ({len(samples)} samples):
+first {fmt_mb(samples[0][1])} MB, peak of the first half {fmt_mb(first_peak)} MB, peak of the second half
+{fmt_mb(second_peak)} MB (growth {growth:+.1f} MB; the limit is +{GROWTH_LIMIT_MB:.0f} MB), last {fmt_mb(samples[-1][1])} MB
+(PSS {fmt_mb(samples[-1][2])} MB); Nginx RSS first {fmt_mb(samples[0][3])} MB, last {fmt_mb(samples[-1][3])} MB.
+Verdict: **{'flat, no error' if ok else 'FAILED'}**.
+"""
