@@ -15,11 +15,11 @@
 #     compose.sh    compose_v2_ready
 #     images.sh     base_image_ready, user_machine_image_ready
 #     systemd.sh    systemd_image_ready
-#     trixie.sh     trixie_client_ready, trixie_nginx_ready, trixie_jdks_ready
+#     trixie.sh     trixie_client_ready, trixie_nginx_ready
 #     pebble.sh     pebble_ready, pebble_challtestsrv_ready, pebble_certs_dir
 #     arm64.sh      qemu_arm64_ready, arm64_base_image_ready
 #
-# Settings (environment, all optional): PEBBLE_VERSION, DOCKERD_TIMEOUT, PULL_TIMEOUT, TRIXIE_CLIENT_TAG, TRIXIE_NGINX_TAG, TRIXIE_JDKS_TAG, FOX_TOOLS (default
+# Settings (environment, all optional): PEBBLE_VERSION, DOCKERD_TIMEOUT, PULL_TIMEOUT, TRIXIE_CLIENT_TAG, TRIXIE_NGINX_TAG, FOX_TOOLS (default
 # /var/cache/fox-avatar), DEBIAN_MIRROR (default: the machine's apt mirror).
 
 _DOCKER_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,7 +29,6 @@ _DOCKER_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${PEBBLE_VERSION:=v2.10.1}"
 : "${TRIXIE_CLIENT_TAG:=1}"
 : "${TRIXIE_NGINX_TAG:=1}"
-: "${TRIXIE_JDKS_TAG:=1}"
 : "${DOCKERD_TIMEOUT:=60}"
 : "${PULL_TIMEOUT:=20}"
 : "${FOX_TOOLS:=/var/cache/fox-avatar}"

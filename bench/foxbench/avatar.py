@@ -6,7 +6,6 @@
 Each sample is one fresh TLS connection carrying both requests (HTTP/1.1 keep-alive), a different key each
 time; counted: every byte of both responses after decryption (status line, headers, blank line, body)."""
 import hashlib
-import re
 import socket
 import ssl
 from urllib.parse import urlsplit
@@ -19,9 +18,9 @@ BROWSER_HEADERS = {"Accept": CHROMIUM_ACCEPT, "Accept-Encoding": "gzip, deflate,
 
 
 def expected_format(manifest, accept=CHROMIUM_ACCEPT):
-    """The format the spec gives this Accept: the first whose pattern finds a match, else the last."""
-    return next((f.ext for f in manifest.formats if not f.accept_regex or re.search(f.accept_regex, accept, re.I)),
-                manifest.formats[-1].ext)
+    """The format the sidecar gives this Accept: the first whose media type it lists, else the last."""
+    listed = {t.split(";")[0].strip().lower() for t in accept.split(",")}
+    return next((f.ext for f in manifest.formats[:-1] if f.media in listed), manifest.formats[-1].ext)
 
 
 class Connection:

@@ -179,8 +179,7 @@ server {{
     {tls}
     {m.group(1) if self.access_log else "access_log off;"}
     location = / {{
-        add_header Cache-Control $avatar_redirect_cache_control always;
-        add_header Vary Accept always;
+        add_header Cache-Control "no-store" always;
         return 302 $avatar_fallback_location;
     }}
     location / {{

@@ -10,9 +10,6 @@
 #   trixie_nginx_ready                   image local/fox-trixie-nginx:TRIXIE_NGINX_TAG: the client image above
 #       + Debian 13's nginx (1.26, --with-http_v3_module, OpenSSL 3.5), not started: the bench's Debian 13
 #       full stack runs it with --network host. Built once; prints the image name.
-#   trixie_jdks_ready                    image local/fox-trixie-jdks:TRIXIE_JDKS_TAG: debian:trixie-slim
-#       + openjdk-21-jdk-headless and openjdk-25-jdk-headless (Debian 13's JDKs, for the bench's JDK
-#       comparison, bench/foxbench/jdks.py). Built once; prints the image name.
 
 # _dk_apt_image_ready IMAGE FROM PACKAGE...: image IMAGE = FROM + those Debian packages, built once
 # (under a lock); prints IMAGE.
@@ -42,9 +39,4 @@ trixie_client_ready() {
 trixie_nginx_ready() {
   local client
   client=$(trixie_client_ready) && _dk_apt_image_ready "local/fox-trixie-nginx:$TRIXIE_NGINX_TAG" "$client" nginx
-}
-TRIXIE_JDKS_PACKAGES="openjdk-21-jdk-headless openjdk-25-jdk-headless"
-trixie_jdks_ready() {
-  _dk_trixie_ready && _dk_apt_image_ready "local/fox-trixie-jdks:$TRIXIE_JDKS_TAG" debian:trixie-slim \
-    $TRIXIE_JDKS_PACKAGES
 }
