@@ -9,27 +9,10 @@ PNG and lossless palette WebP, AV1 screen-content tools). Photos are the opposit
 colours, smooth gradients, noise), so they get their own encoder profile here (encode_photo), beside
 the art one, measured on photo-like pictures (see PHOTO_SETTINGS).
 
-What a camera leaves in a photo is dealt with in load_square, in this order:
-  1. refuse what is not a regular file we may read (open_regular: a FIFO is never waited on), what
-     is not a picture we read (by content, not by file name), a picture whose header says it
-     decodes to more than MAX_PIXELS (before anything is decoded: a decompression bomb gets no
-     memory), a PNG whose compressed text inflates past PNG_TEXT_CHUNK / PNG_TEXT_MEMORY, or one
-     whose shorter side is below MIN_SIDE;
-  2. an animated picture (GIF, WebP, AVIF, APNG, a multi-page TIFF) gives its first frame, without
-     reading the others (however many it has or claims);
-  3. JPEGs are decoded at the smallest DCT scale (1/2, 1/4, 1/8) that still covers the largest
-     rung (draft mode): the same output quality at a fraction of the time and memory;
-  4. the EXIF orientation is applied (the pixels are turned, the tag dropped);
-  5. an embedded ICC profile converts the colours to sRGB (LittleCMS, perceptual intent);
-     CMYK, Lab, greyscale (8, 16 or 32-bit, or float), 1-bit and palette pictures become RGB;
-  6. transparency is kept (RGBA) if any pixel is not opaque, else the picture is RGB;
-  7. a centred square is cut from a non-square picture (pad=True: the picture is kept whole,
-     centred on a transparent square instead);
-  8. a fresh image is built from the pixels alone: no EXIF, XMP, ICC, comment or date survives,
-     and the encoders are never given any.
-Everything is deterministic (same file, same Pillow: same bytes); every encoder runs single-threaded.
-Whatever a file holds, load_square answers a square or raises Refused with a one-line reason: it
-prints nothing (Pillow's warnings are silenced, its DecompressionBombWarning is the refusal).
+What load_square does to a picture: docs/own-pictures.md. Whatever a file holds, it answers a
+square or raises Refused with a one-line reason, and prints nothing (Pillow's warnings are silenced,
+its DecompressionBombWarning is the refusal); a FIFO is never waited on, a bomb gets no memory, an
+animation's other frames are never read. Deterministic: every encoder runs single-threaded.
 """
 import io
 import os

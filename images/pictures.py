@@ -8,22 +8,10 @@ checks SRC and OUT, renders into a fresh scratch directory next to OUT (same fil
 swaps the result into OUT (imageset's swap_in, the same swap images/draw.sh uses) only when every
 picture succeeded. OUT is not touched otherwise, not even created.
 
-The pictures: every entry directly in SRC whose name does not start with '.', in file-name order
-(Python's string order of the names: "10.jpg" comes before "2.jpg"; number them 01, 02...).
-Folders are skipped; a symbolic link is followed if it stays inside SRC. Each picture is read by
-content (images/photo.py: JPEG, PNG, WebP, AVIF, GIF, TIFF, BMP), made square and sRGB, stripped
-of all metadata, and rendered at every ladder size up to its own square side (never upscaled) in
-every format, with the photo encoder profile. Then the image set's writer (imageset/writer.py) names the files
-by content (a/avatar-N-SIZE.HASH.EXT) and writes manifest.tsv; the picture's stable id (what its
-keys hang on) is its file name without the extension, so renaming a file moves its keys and
-replacing its content does not.
-
-Every bad input gets one line on stderr, "pictures: PATH: REASON" (a name is shown escaped, on one
-line: see shown()), and the exit status is 1: a bad picture, an entry that is not a picture file
-(a FIFO, a socket, a device, a link leading outside SRC or to nothing), a file name that is not
-UTF-8 or holds a control character, two files with the same bytes, more than MAX_PICTURES, or an
-OUT that overlaps SRC (those checks, made before anything is decoded or written: images/inputs.py).
-Nothing is printed on stderr when all is well; what was made goes to stdout.
+What it takes and makes, and how it refuses (one line on stderr each, "pictures: PATH: REASON",
+exit 1): docs/own-pictures.md. The folder's checks: images/inputs.py; each picture: images/photo.py;
+then the image set's writer (imageset/writer.py) names the files a/avatar-N-SIZE.HASH.EXT, each
+picture's stable id its file name without the extension.
 """
 import os
 import shutil

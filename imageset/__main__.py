@@ -1,13 +1,10 @@
 """python3 -m imageset COMMAND ... (from the repository root, or PYTHONPATH=ROOT): the image set's command line.
 
-    write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZE,...]
-        name DIR's rendered PREFIX-N-SIZE.EXT files by content and write DIR/manifest.tsv (writer.py;
-        the ids are PREFIX-N, or FILE's lines, one per picture); prints the summary
-    check DIR        read and check DIR's set (manifest and every file it lists); prints a summary
-    copy SRC DEST    copy SRC's set (its manifest and the files it lists, nothing else) into DEST
-    swap-in SCRATCH OUT   swap the finished set in SCRATCH into OUT (files.swap_in)
-    people TEAM [--images DIR | --env FILE]   print people.tsv for the owner's list TEAM (people.py) and
-        the set served: DIR, else the AVATAR_IMAGES_DIR a compose .env FILE sets, else images/
+    write DIR [--variants DIR:COUNT:SIZE,...]   images/draw.sh: DIR's Renard-N-SIZE.EXT named, listed (writer.py)
+    check DIR                                    read and check DIR's set and every file it lists
+    swap-in SCRATCH OUT                          images/draw.sh: files.swap_in
+    people TEAM [--images DIR | --env FILE]      make people: people.tsv for TEAM and the set DIR, else
+                                                 the AVATAR_IMAGES_DIR a compose .env FILE sets, else images/
 
 A bad set or argument: one line on stderr naming it, exit 1 (usage: exit 2).
 """
@@ -15,44 +12,20 @@ import os
 import shlex
 import sys
 
-from .files import copy_set, swap_in
+from .files import swap_in
 from .manifest import ManifestError, read_manifest
 from .people import PeopleError, people
 from .writer import ManifestInputError, rendered, write_set
 
-USAGE = "usage: python3 -m imageset write DIR [--prefix P] [--ids FILE] [--no-legacy] [--variants DIR:COUNT:SIZES] | check DIR | copy SRC DEST | swap-in SCRATCH OUT | people TEAM [--images DIR | --env FILE]"
+USAGE = "usage: python3 -m imageset write DIR [--variants DIR:COUNT:SIZES] | check DIR | swap-in SCRATCH OUT | people TEAM [--images DIR | --env FILE]"
 DRAWN = "images"        # the set `make images` draws, and compose serves without AVATAR_IMAGES_DIR
 
 
-def _write(argv):
-    args, prefix, ids_file, legacy, variants = [], "Renard", None, True, None
-    it = iter(argv)
-    for a in it:
-        if a == "--prefix":
-            prefix = next(it, "")
-        elif a == "--ids":
-            ids_file = next(it, "")
-        elif a == "--no-legacy":
-            legacy = False
-        elif a == "--variants":
-            directory, count, sizes = next(it, "::").split(":")
-            variants = (directory, int(count), [int(x) for x in sizes.split(",")])
-        else:
-            args.append(a)
-    if len(args) != 1:
-        print(USAGE, file=sys.stderr)
-        return 2
-    scratch = args[0]
-    found = rendered(scratch, prefix)
-    if ids_file:
-        with open(ids_file, encoding="utf-8") as f:
-            ids = f.read().splitlines()
-        if len(ids) != len(found):
-            print(f"manifest: {ids_file} has {len(ids)} ids for {len(found)} pictures", file=sys.stderr)
-            return 1
-    else:
-        ids = [f"{prefix}-{n}" for n, _ in found]
-    print(write_set(scratch, [(n, i, sizes) for (n, sizes), i in zip(found, ids)], prefix, legacy, variants))
+def _write(scratch, variants=None):
+    if variants:
+        directory, count, sizes = variants.split(":")
+        variants = (directory, int(count), [int(x) for x in sizes.split(",")])
+    print(write_set(scratch, [(n, f"Renard-{n}", sizes) for n, sizes in rendered(scratch, "Renard")], variants=variants))
     return 0
 
 
@@ -110,14 +83,11 @@ def _people(args):
 def main(argv):
     command, args = (argv[0], argv[1:]) if argv else ("", [])
     try:
-        if command == "write":
-            return _write(args)
+        if command == "write" and (len(args) == 1 or len(args) == 3 and args[1] == "--variants"):
+            return _write(args[0], args[2] if len(args) == 3 else None)
         if command == "check" and len(args) == 1:
             m = read_manifest(args[0])
             print(f"{args[0]}: {len(m.foxes)} pictures, {len(m.paths())} files, ladder {m.sizes}")
-            return 0
-        if command == "copy" and len(args) == 2:
-            print(f"copy: {copy_set(*args)} files")
             return 0
         if command == "swap-in" and len(args) == 2:
             swap_in(*args)

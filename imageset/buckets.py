@@ -1,27 +1,18 @@
 """Which picture a key gets: the manifest's `buckets` table (10,000 key buckets -> picture numbers).
 
-    from imageset.buckets import table, bucket_of
+    from imageset.buckets import table
     table(["Renard-1", ..., "Renard-21"])   # -> [F0, ..., F9999], picture numbers 1..N
-    bucket_of(h)                            # the bucket of an unsigned 32-bit MurmurHash2 h
 
-A key's bucket is the part Nginx's `split_clients` picks among 10,000 parts of 0.01 % each over
-MurmurHash2(key): bucket = min(h // 429496, 9999) (the part boundaries are k * floor(0xffffffff /
-10000)). The Java sidecar reads the same table (one division, one array read), so both answer
-from the manifest alone and agree on every key.
-
-Bucket b goes to the picture whose stable id wins the rendezvous (highest random weight) draw:
-the highest SHA-256(id + "/" + b), first 8 bytes read big-endian (a tie, which never happens in
-practice, goes to the lower picture number). Ids: the fox set's "Renard-N", a custom set's
-source file name without its extension.
-
-Stateless (a pure function of the ids: no state file), order-independent (renumbering moves no key);
-adding a picture moves only the buckets it wins, about 1/(N+1), removing one only its own; replacing a
-picture's file keeps its id, so no key moves. 10,000 buckets are split_clients' finest parts and a
-plain array for Java. The unkeyed (random) pick does not use the table.
+What it promises: docs/avatar-url.md#how-a-key-picks-a-picture. Bucket b goes to the picture whose
+stable id has the highest SHA-256(id + "/" + b), first 8 bytes big-endian (a tie goes to the lower
+number): a pure function of the ids, so renumbering moves no key, adding a picture moves only the
+buckets it wins, removing one only its own. A key's bucket: contract.py; the sidecar reads the table.
 """
 import hashlib
 
-from .contract import BUCKETS, PART, VARIANT_SUFFIX
+from .contract import BUCKETS
+
+VARIANT_SUFFIX = "#v"   # a key's identity variant: split_clients over MurmurHash2(key + VARIANT_SUFFIX)
 
 
 def murmur2(data):
@@ -46,11 +37,6 @@ def variant_of(key, count):
     10000/count hundredths of a percent (count divides 10,000), the last taking the rest. Independent
     of the key's bucket, so the set's pictures can change without moving a key's variant."""
     return min(murmur2(key + VARIANT_SUFFIX.encode()) // (0xFFFFFFFF // count), count - 1)
-
-
-def bucket_of(h):
-    """The bucket of an unsigned 32-bit hash h, as split_clients with BUCKETS parts of 0.01 % picks it."""
-    return min(h // PART, BUCKETS - 1)
 
 
 def _weight(stable_id, b):

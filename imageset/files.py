@@ -1,12 +1,5 @@
-"""The files of an image set: which to ship, copying a set, swapping a new one in.
-
-    from imageset.files import ship_list, copy_set, swap_in
-    ship_list(m)            # ['manifest.tsv', 'a/...', ..., 'Renard-21.png']: what a deployment copies
-    copy_set(src, dest)     # the compose image builds (app/Dockerfile, nginx/Dockerfile)
-    swap_in(scratch, out)   # images/draw.sh and images/pictures.py, once a new set is complete
-
-Standard library only, and within what Debian's python3-minimal has (no shutil): the compose
-image builds run `copy` with it. Command line: python3 -m imageset copy|swap-in (__main__.py).
+"""Swapping a new image set in: swap_in(scratch, out), for images/draw.sh (python3 -m imageset
+swap-in) and images/pictures.py, once a new set is complete. Standard library only.
 """
 import filecmp
 import os
@@ -14,30 +7,6 @@ from pathlib import Path
 
 from .contract import MANIFEST, SUBDIR
 from .manifest import ManifestError, read_manifest
-
-
-def ship_list(m):
-    """The paths (relative to the images directory) of a set: its manifest, then every file it lists."""
-    return [MANIFEST] + m.paths()
-
-
-def _copy(src, dest):
-    """cp -p: the bytes, the mode and the times."""
-    dest.write_bytes(src.read_bytes())
-    st = src.stat()
-    os.chmod(dest, st.st_mode & 0o7777)
-    os.utime(dest, ns=(st.st_atime_ns, st.st_mtime_ns))
-
-
-def copy_set(src, dest):
-    """Copy the image set of src (its manifest and every file it lists, nothing else) into dest;
-    returns how many files it lists. A bad or incomplete set raises ManifestError, before any copy."""
-    src, dest = Path(src), Path(dest)
-    m = read_manifest(src)
-    for path in ship_list(m):
-        (dest / path).parent.mkdir(parents=True, exist_ok=True)
-        _copy(src / path, dest / path)
-    return len(m.paths())
 
 
 def swap_in(scratch, out):
@@ -68,4 +37,4 @@ def swap_in(scratch, out):
             p.unlink()
 
 
-__all__ = ["ManifestError", "copy_set", "ship_list", "swap_in"]
+__all__ = ["ManifestError", "swap_in"]

@@ -3,32 +3,36 @@
     from imageset import read_manifest
     m = read_manifest("images")        # the directory holding manifest.tsv and the files
     m.paths()        # every served path, relative: 'a/Renard-1-32.0123456789.avif', ..., 'Renard-21.png'
-    m.location(fox=7, size=64, fmt="webp")   # '/a/Renard-7-64.<hash>.webp'
-    m.sizes, m.foxes, m.formats, m.keyed_max_age, m.key_max_length, m.legacy
-    m.default_size                            # 256: the size of an ask without a valid size
-    m.answer(fox=7, size=512, fmt="png")      # the fill rule: the picture's largest if it stops lower
-    m.largest(fox=7)                          # a picture's largest size
-    m.buckets                                 # BUCKETS picture numbers; m.keyed_fox(murmur2_hash)
+    m.location(fox=7, size=64, fmt="webp")   # '/a/Renard-7-64.<hash>.webp'; m.answer: the fill rule
 
-The records `format`, `keyed`, `default`, `image`, `legacy`, `buckets`, `variants` (see the header
-writer.py writes) say what the set is: Nginx serves, the sidecar redirects to, and the tests check
-exactly the files it lists. This module reads and checks it; the sidecar's reader
-(app/.../ManifestReader.java) makes the same checks in the same order with the same words, and both
-run the table of tests/images/manifest-cases.txt. Any fault is a ManifestError: one line naming the
-manifest file, the line at fault if there is one, and the fault. Standard library only
-(nginx/render.py runs it inside an image build, the Ansible collection's filters on the control
-machine).
+The records: the header writer.py writes. The checks: imageset/README.md, the same as the sidecar's
+ManifestReader.java in the same order and words (both run tests/images/manifest-cases.txt). Any
+fault is a ManifestError of one line. Standard library only (Nginx's image build, Ansible's filters).
 """
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .contract import (BLANK, BUCKETS, EXTENSION, IDENTITY_PREFIX, MANIFEST, MAX_AGE, MAX_FOX, MAX_KEY_LENGTH,
-                       MAX_SIZE, MEDIA_TYPE, MP, NUMBER, PART, PATH, identity_path)
+from .contract import BLANK, BUCKETS, IDENTITY_PREFIX, MANIFEST, MP, PART
 
-_EXTENSION, _MEDIA_TYPE, _NUMBER, _PATH, _PREFIX = (re.compile(p) for p in (EXTENSION, MEDIA_TYPE, NUMBER, PATH,
-                                                                           IDENTITY_PREFIX))
+# The bounds a reader accepts (the sidecar's ManifestReader.java checks the same): they keep the
+# sidecar's start-up tables small and Nginx's split_clients shares non-zero.
+MAX_FOX = 9999             # pictures
+MAX_SIZE = 4096            # px
+MAX_AGE = 31_536_000       # the keyed max-age, seconds
+MAX_KEY_LENGTH = 1024      # the longest key a manifest may allow, characters
+
+# The fields, full match: an extension, a media type, a number, a listed path (relative, URL-safe,
+# no escapes; a `.` or `..` segment and a segment starting with a dot are refused before this).
+_EXTENSION, _MEDIA_TYPE, _NUMBER, _PATH, _PREFIX = (re.compile(p) for p in (
+    r"[a-z0-9]+", r"[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*", r"[0-9]{1,9}",
+    r"[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*", IDENTITY_PREFIX))
+
+
+def identity_path(directory, stem, size=None):
+    """The served path of an identity (or d=mp, d=blank): its SVG (size None) or its PNG of that size."""
+    return f"{directory}/{stem}" + (".svg" if size is None else f"-{size}.png")
 # C0 and C1 control characters but the tab (a CR is allowed only as a line's last character: CR LF).
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 
@@ -55,7 +59,7 @@ class Entry:
 
 @dataclass(frozen=True)
 class Variants:
-    """The `variants` record: the keyed identities of a drawn set (contract.identity_path)."""
+    """The `variants` record: the keyed identities of a drawn set (identity_path)."""
     directory: str
     prefix: str
     count: int
@@ -265,12 +269,6 @@ class _Reader:
                         variants and variants[1])
 
 
-def parse_manifest(text, directory=".", check_files=False):
-    """The Manifest of a manifest's text; with check_files, every listed file must be a readable regular
-    file inside directory. Any fault raises ManifestError with a one-line message."""
-    return _Reader(text, directory, check_files).read()
-
-
 def read_manifest(directory, check_files=True):
     """The manifest of an images directory; with check_files, every listed file must be there (a readable
     regular file inside the directory, links resolved)."""
@@ -283,4 +281,4 @@ def read_manifest(directory, check_files=True):
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ManifestError(f"{d / MANIFEST}: not UTF-8 text") from None
-    return parse_manifest(text, d, check_files)
+    return _Reader(text, d, check_files).read()

@@ -4,18 +4,23 @@
     from imageset.nginx import template_data
     template_data(read_manifest("images"))   # -> the dict the template reads as avatar_image_set
 
-Both renderers pass it: nginx/render.py (loopback stack, compose image) and Ansible (the
-collection's fox_avatar.deploy.image_set filter, on the control machine). Nginx serves the set's
-files, proxies the avatar URL to the sidecar and, while the sidecar is away, answers `/` without a
-key itself (a random picture at the default size in the last format) and sends an earlier set's
-names on; it applies no size, Accept or key rule. Plain lists, numbers and strings only: it passes
-through Ansible's templating and JSON unchanged.
+Both renderers pass it: nginx/render.py and Ansible's fox_avatar.deploy.image_set filter. Plain
+lists, numbers and strings only: it passes through Ansible's templating and JSON unchanged.
 """
 from collections import defaultdict
 
 import re
 
-from .contract import BLANK, GRAVATAR_EXTENSION, GRAVATAR_HASH, GRAVATAR_PREFIX, IDENTITIES, IDENTITY_PREFIX, IDENTITY_SVG, MP
+from .contract import BLANK, IDENTITY_PREFIX, MP
+
+# Gravatar's and Libravatar's avatar URL, /avatar/<hash>[.<ext>] (docs/integrations.md): MD5 or
+# SHA-256 in any case; an optional extension clients append out of habit. The sidecar scans a path by
+# the same numbers (GravatarPath.java).
+GRAVATAR_PREFIX = "/avatar/"
+GRAVATAR_HASH = "[0-9A-Fa-f]{32}|[0-9A-Fa-f]{64}"
+GRAVATAR_EXTENSION = r"(?:\.[A-Za-z0-9]{1,5})?"
+IDENTITIES = "i"        # where images/identities.py draws a set's identities (DIR is i/HASH)
+IDENTITY_SVG = "image/svg+xml"
 
 
 # An identity's stem in any drawing (d=mp's and d=blank's too), with its picture number captured.
@@ -49,7 +54,7 @@ def template_data(m):
         "foxes": foxes,
         "top": sizes[-1],
         "default_size": m.default_size,
-        # Gravatar's path (contract.py): its prefix, as written and as a regex; the regexes of the
+        # Gravatar's path (above): its prefix, as written and as a regex; the regexes of the
         # hash and of the extension (the sidecar gets /avatar/<hash>)
         "gravatar_prefix": GRAVATAR_PREFIX,
         "gravatar_prefix_regex": "^" + re.escape(GRAVATAR_PREFIX),

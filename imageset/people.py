@@ -2,19 +2,11 @@
 
     python3 -m imageset people TEAM [--images DIR | --env .env] > people.tsv     (make people LIST=TEAM)
 
-TEAM, the owner's list (it stays with the owner): one person a line, `ADDRESS-OR-HASH [PICTURE]`;
-blank lines and lines starting with # are skipped. An address is listed by the MD5 and the SHA-256
-of its trimmed, lower-cased form (what Gravatar's and Libravatar's clients send), never as itself;
-a hash (32 or 64 hex digits) alone (the other form cannot be derived from it). PICTURE names one of
-the set served (DIR, else the AVATAR_IMAGES_DIR of .env, else images/): `F-vV`, the identity V of
-picture F (a drawn set), or `F`, picture F itself (Renard-F; in a set of your own pictures, the Fth
-in file-name order). A person without one gets a free identity: their own (the one their key gets
-anyway) when no one before them has it, else the first free variant of their own fox, else the first
-free identity (in a set without identities: their own picture, else the first free one). No two
-people share a picture.
-
-people.tsv (the sidecar's --people): its header line, then `HASH<TAB>PICTURE`
-lines, lower-case hashes in sorted order.
+TEAM and people.tsv as the owner sees them: docs/own-pictures.md#a-picture-for-each-person. An
+address is listed by the MD5 and SHA-256 of its trimmed, lower-cased form; a hash alone as given. A
+person without a picture named gets their own identity when no one before them has it, else the
+first free variant of their own fox, else the first free identity (without identities: their own
+picture, else the first free one). people.tsv: its header, then sorted `HASH<TAB>PICTURE` lines.
 """
 import hashlib
 import re

@@ -1,8 +1,6 @@
-"""Running `make images` the way tests/images/test_hostile.py does: as a subprocess that, run as
-root, drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (so that unreadable means unreadable), with a
-time limit (a FIFO read must fail, not block); a folder's snapshot (hashes, modes, mtimes) to prove
-OUT unchanged; and how the command shows a name (escaped(): an oracle of its own, not
-images/inputs.py's shown(), so that a bug there shows)."""
+"""Running `make images` as the tests do: a subprocess without the right to ignore file modes, with a
+time limit; a folder's snapshot to prove OUT unchanged; how the command shows a name (escaped(): an
+oracle of its own, not images/inputs.py's shown(), so that a bug there shows)."""
 import ctypes
 import hashlib
 import os
@@ -16,7 +14,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MAKE_ERROR = re.compile(r"make(\[\d+\])?: \*\*\* \[[^\]]*\] Error \d+")   # make's trailer of a failed recipe
-                                                                     # (make[1]: under an outer make)
 TIMEOUT = 120                                                     # s: a hang (a FIFO read) fails, not blocks
 
 
@@ -50,8 +47,7 @@ class Run:
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
 
     def lines(self):
-        """stderr's lines (Python's splitlines: a vertical tab or U+2028 splits too), make's own
-        'make: *** [...] Error N' trailer aside."""
+        """stderr's lines (splitlines: U+2028 splits too), make's 'make: *** [...] Error N' aside."""
         lines = self.stderr.splitlines()
         if self.returncode != 0 and lines and MAKE_ERROR.fullmatch(lines[-1]):
             lines = lines[:-1]
@@ -99,6 +95,10 @@ def snapshot(path):
 
     visit(path, b".")
     return found
+
+
+def near(pixel, want, tolerance=40):
+    return all(abs(a - b) <= tolerance for a, b in zip(pixel, want))
 
 
 def escaped(text):

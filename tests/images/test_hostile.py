@@ -3,10 +3,7 @@ naming the file (or the folder), escaped onto one line; a non-zero exit; no trac
 it was (byte for byte, modes and mtimes; still absent if it was absent), with no scratch left beside it.
 Valid oddities (CMYK, 16-bit, palette, alpha, thousands of frames, odd but legal names) must work instead,
 with nothing on stderr.
-
-The corpus is made here at run time (no binary fixtures) and run through the real `make images` as a
-subprocess. Run as root, the subprocess drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (as an ordinary
-user would lack them), so that unreadable means unreadable.
+The corpus is made at run time (hostile_files.py) and run through the real `make images` (hostile_run.py).
 """
 import os
 import resource
@@ -19,10 +16,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from hostile_files import (animation, apng_claiming_frames, bomb_png, chunk, corrupt_exif_jpeg, cut, gif_screen,
-                           inflating_to, jpeg_claiming, palette, png_bad_crc, png_lying_size, png_with, raw_png,
-                           tiff_claiming, webp_claiming, ztxt)
-from hostile_run import ROOT, escaped, make_images, modes_are_enforced, snapshot
+from hostile_files import (animation, apng_claiming_frames, bomb_png, corrupt_exif_jpeg, cut, palette,
+                           png_lying_size, png_with, raw_png, ztxt)
+from hostile_run import ROOT, escaped, make_images, modes_are_enforced, near, snapshot
 from photos import photo
 
 GOOD = "good.png"                                                 # the picture beside each hostile one
@@ -32,34 +28,21 @@ GOOD = "good.png"                                                 # the picture 
 # name -> (make(path), reason): a file of that name is made in SRC beside a good picture; the
 # command must refuse it in one line naming SRC/name (escaped) and holding `reason`.
 REFUSED = {
-    # bombs: compressed text, colour profiles, pixels
+    # bombs: compressed text (one chunk, after the image data, all chunks together), pixels (Pillow's
+    # bomb warning above the limit, its error at twice that)
     "ztxt-bomb.png": (lambda p: p.write_bytes(png_with([ztxt(b"Comment", 64 << 20)])), "text"),
     "ztxt-bomb-after-image-data.png": (lambda p: p.write_bytes(png_with(after_idat=[ztxt(b"Comment", 64 << 20)])), "text"),
-    "itxt-bomb.png": (lambda p: p.write_bytes(png_with([chunk(b"iTXt", b"XML:com.adobe.xmp\0\1\0\0\0" + inflating_to(64 << 20))])), "text"),
-    "iccp-bomb.png": (lambda p: p.write_bytes(png_with([chunk(b"iCCP", b"icc\0\0" + inflating_to(64 << 20))])), "text"),
     "ztxt-twenty-megabytes-in-small-chunks.png": (
         lambda p: p.write_bytes(png_with([ztxt(f"k{i}".encode(), 1_000_000) for i in range(20)])), "text"),
     "63x200-too-small.png": (lambda p: Image.new("RGB", (63, 200)).save(p), "too small"),
     "120-megapixels.png": (lambda p: p.write_bytes(raw_png(12000, 10000, 1, 0, b"")), "megapixels"),
     "900-megapixels.png": (bomb_png, "megapixels"),
-    "jpeg-header-65000x65000.jpg": (lambda p: jpeg_claiming(p, 65000, 65000), "megapixels"),
-    "gif-screen-65535x65535.gif": (lambda p: gif_screen(p, 65535, 65535), "megapixels"),
-    "tiff-header-100000x100000.tif": (lambda p: tiff_claiming(p, 100000, 100000), "megapixels"),
-    "webp-header-16384x16384.webp": (lambda p: webp_claiming(p, 16384, 16384), "megapixels"),
     # truncated
     "png-cut-in-image-data.png": (cut("PNG", 0.5, compress_level=0), "truncated"),
     "png-cut-after-header.png": (cut("PNG", 40), "not a picture"),
-    "jpeg-cut-in-header.jpg": (cut("JPEG", 30), "truncated"),
-    "jpeg-cut-in-image-data.jpg": (cut("JPEG", 0.5), "truncated"),
-    "gif-cut.gif": (cut("GIF", 0.5), "truncated"),
-    "webp-cut.webp": (cut("WEBP", 0.5), ""),
-    "avif-cut.avif": (cut("AVIF", 0.5), ""),
-    # lying headers
+    # lying headers, what is no picture
     "png-lying-size.png": (png_lying_size, ""),
-    "png-bad-header-crc.png": (png_bad_crc, "not a picture"),
-    "tiff-strip-past-the-end.tif": (lambda p: tiff_claiming(p, 100, 100, strip_offset=1 << 30), ""),
     "a-zip-named.png": (lambda p: p.write_bytes(b"PK\x03\x04" + bytes(100)), "not a picture"),
-    "a-web-page.jpg": (lambda p: p.write_text("<!doctype html><title>pics</title>\n"), "not a picture"),
     "empty.png": (lambda p: p.write_bytes(b""), "empty"),
     # names: escaped on one line, and refused as a picture's id
     "new\nline.png": (lambda p: photo(80, 80, 9).save(p, "PNG"), "control character"),
@@ -71,14 +54,12 @@ REFUSED = {
     "device.png": (lambda p: _device(p), "device"),
     "unreadable.png": (lambda p: (photo(80, 80, 9).save(p, "PNG"), p.chmod(0)), "permission denied"),
     # symlinks
-    "link-to-a-picture-outside.png": (lambda p: p.symlink_to(_outside_picture(p)), "outside"),
     "link-to-dev-zero.png": (lambda p: p.symlink_to("/dev/zero"), "outside"),
     "link-to-nothing.png": (lambda p: p.symlink_to("no-such-file.png"), "nothing"),
     "link-to-itself.png": (lambda p: p.symlink_to(p.name), "loop"),
     # duplicates: the same bytes twice is a copy made by mistake; a set of two identical pictures
     # splits one picture's keys in two
     "copy-of-good.png": (lambda p: shutil.copyfile(p.parent / GOOD, p), "same bytes"),
-    "link-to-good.png": (lambda p: p.symlink_to(GOOD), "same bytes"),
 }
 NEEDS_MODES = {"unreadable.png"}
 
@@ -95,12 +76,6 @@ def _device(path):
         os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
     except PermissionError:
         pytest.skip("cannot make a device node here (not root)")
-
-
-def _outside_picture(link):
-    target = link.parent.parent / "outside.png"
-    photo(80, 80, 11).save(target, "PNG")
-    return target
 
 
 @pytest.fixture(scope="module")
@@ -221,8 +196,6 @@ FOLDERS = {
     "SRC is a file": lambda tmp: ((tmp / "x.png").write_bytes(b"x"), tmp / "x.png", tmp / "out", tmp / "x.png", "not a directory")[1:],
     "SRC holds no picture": lambda tmp: ((tmp / "none").mkdir(), tmp / "none", tmp / "out", tmp / "none", "empty folder")[1:],
     "SRC is unreadable": _unreadable_folder,
-    "SRC's name has a newline": lambda tmp: (lambda s: ((s / "bad.png").write_text("no"), s, tmp / "out", s / "bad.png", "not a picture")[1:])(_src(tmp, "pic\ntures")),
-    "OUT is SRC": lambda tmp: (lambda s: (s, s, s, "same folder"))(_src(tmp)),
     "OUT is SRC through a symlink": lambda tmp: (lambda s: ((tmp / "link").symlink_to(s), s, tmp / "link", s, "same folder")[1:])(_src(tmp)),
     "OUT inside SRC": lambda tmp: (lambda s: (s, s / "set", s, "inside"))(_src(tmp)),
     "SRC inside OUT": lambda tmp: (lambda o: (o.mkdir(), (lambda s: (s, o, s, "inside"))(_src(o, "pictures")))[1])(tmp / "out"),
@@ -254,10 +227,6 @@ def test_a_hostile_folder_is_refused_in_one_line(name, tmp_path):
 
 
 # ------------------------------------------------------------------ the corpus: valid oddities
-def near(pixel, want, tolerance=40):
-    return all(abs(a - b) <= tolerance for a, b in zip(pixel, want))
-
-
 def solid(mode, value, fmt, **kw):
     return lambda p: Image.new(mode, (80, 80), value).save(p, fmt, **kw)
 
@@ -265,24 +234,17 @@ def solid(mode, value, fmt, **kw):
 # name -> (make(path), the 64 px PNG's centre pixel wanted (RGB or RGBA))
 VALID = {
     "cmyk.jpg": (solid("CMYK", (0, 255, 255, 0), "JPEG", quality=95), (255, 0, 0)),
-    "cmyk-tiff.tif": (solid("CMYK", (0, 255, 255, 0), "TIFF"), (255, 0, 0)),
     "grey-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 0, b"\x80\x00")), (128, 128, 128)),
-    "rgba-16-bit.png": (lambda p: p.write_bytes(raw_png(80, 80, 16, 6, b"\xff\xff\x80\x00\x00\x00\x80\x00")), (255, 128, 0, 128)),
     "grey-float-0-to-1.tif": (solid("F", 0.5, "TIFF"), (128, 128, 128)),
     "lab.tif": (solid("LAB", (128, 128, 128), "TIFF"), (119, 119, 119)),
-    "one-bit.png": (solid("1", 1, "PNG"), (255, 255, 255)),
     "grey-alpha.png": (solid("LA", (100, 128), "PNG"), (100, 100, 100, 128)),
     "palette-alpha-bytes.png": (lambda p: palette(p, "PNG", transparency=bytes([255, 255, 255, 128])), (0, 0, 255, 128)),
-    "palette-transparent-index.gif": (lambda p: palette(p, "GIF", transparency=2), (0, 0, 255)),
-    "rgba.webp": (solid("RGBA", (0, 255, 0, 128), "WEBP", lossless=True), (0, 255, 0, 128)),
     "a-jpeg-named.png": (solid("RGB", (0, 0, 255), "JPEG"), (0, 0, 255)),
     "corrupt-exif.jpg": (corrupt_exif_jpeg, (0, 255, 0)),
     "broken-icc-profile.jpg": (solid("RGB", (0, 0, 255), "JPEG", icc_profile=b"not a profile" * 20), (0, 0, 255)),
     "5000-frames.gif": (animation("GIF", 5000), (255, 0, 0)),
     "claims-2147483647-frames.png": (lambda p: apng_claiming_frames(p, 2**31 - 1), (255, 0, 0)),
-    "3000-pages.tif": (animation("TIFF", 3000), (255, 0, 0)),
     "it's \"quoted\" $HOME `id`.png": (solid("RGB", (0, 0, 255), "PNG"), (0, 0, 255)),
-    "right-to-left\u202egnp.exe.png": (solid("RGB", (0, 0, 200), "PNG"), (0, 0, 200)),
 }
 
 

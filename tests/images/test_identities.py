@@ -52,20 +52,6 @@ def test_the_manifests_variants_record_is_what_identities_py_draws():
     assert (int(count), sizes) == (VARIANTS, "64,256,512")
 
 
-def test_variants_record_names_each_identity_file_by_fox_variant_and_size():
-    m, d = manifest(), manifest().variants.directory
-    assert m.identity(7, 23, 80, svg=True) == f"/{d}/Renard-7-v23.svg"
-    assert m.identity(7, 23, 32, svg=False) == f"/{d}/Renard-7-v23-64.png"
-    assert m.identity(7, 23, 65, svg=False) == f"/{d}/Renard-7-v23-256.png"
-    assert m.identity(7, 23, 360, svg=False) == f"/{d}/Renard-7-v23-512.png"     # never less than asked
-    assert m.identity(7, 23, 2048, svg=False) == f"/{d}/Renard-7-v23-512.png"
-    assert len(m.variants.paths(m.foxes)) == (21 * VARIANTS + 2) * 4     # and d=mp, d=blank
-
-
-def test_variant_count_is_split_clients_parts_of_whole_hundredths():
-    assert BUCKETS % VARIANTS == 0
-
-
 def test_two_of_six_people_share_an_identity_at_most_1_5_percent_of_the_time():
     m = manifest()
     fox = [0.0] * (len(m.foxes) + 1)

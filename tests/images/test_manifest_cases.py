@@ -1,11 +1,5 @@
-"""The manifest table (tests/images/manifest-cases.txt) through the Python owner of the image set.
-
-Every case is made as a real set in a temporary directory, then checked the way the playbook's
-pre-flight and the compose builds check it: `python3 -m imageset check DIR`. A valid set
-exits 0 and reads as the table says; a faulty one exits 1 with exactly one line on stderr, which
-holds the table's text (the fault and its line), and no traceback. The Java sidecar runs the same
-table (app/src/test/java/dev/foxavatar/ManifestCasesTest.java): the two readers give the same verdict.
-"""
+"""The manifest table (manifest-cases.txt: what it holds and who else runs it) through the Python
+owner: each case a real set, checked as the Nginx image build checks it, `python3 -m imageset check`."""
 import os
 import re
 import subprocess
@@ -21,11 +15,11 @@ REPEAT = re.compile(r"\{(\d+)\*(\d+)\}")
 
 
 def cases():
-    """[(name, expect, files, dirs, links, manifest bytes)] from the table."""
+    """[(name, expect, files, links, manifest bytes)] from the table."""
     out, case = [], None
     for line in TABLE.read_text(encoding="utf-8").split("\n"):
         if line.startswith("== "):
-            case = {"name": line[3:], "files": [], "dirs": [], "links": [], "parts": [], "eol": b"\n"}
+            case = {"name": line[3:], "files": [], "links": [], "parts": [], "eol": b"\n"}
             out.append(case)
         elif case is None or not line or line.startswith("#"):
             continue
@@ -35,8 +29,6 @@ def cases():
             case["files"].append(line[len("file "):])
         elif line.startswith("files "):
             case["files"] += line[len("files "):].split(" ")
-        elif line.startswith("dir "):
-            case["dirs"].append(line[len("dir "):])
         elif line.startswith("link "):
             case["links"].append(line[len("link "):].split(" "))
         elif line == "eol crlf":
@@ -64,8 +56,6 @@ def make_set(tmp_path, case):
     for path in case["files"]:
         (d / path).parent.mkdir(parents=True, exist_ok=True)
         (d / path).write_text(path, encoding="utf-8")
-    for path in case["dirs"]:
-        (d / path).mkdir(parents=True)
     for path, target in case["links"]:
         (d / path).parent.mkdir(parents=True, exist_ok=True)
         os.symlink(target, d / path)
@@ -79,13 +69,6 @@ def summary(m):
             f"formats {' '.join(f.ext for f in m.formats)}; keyed {m.keyed_max_age} {m.key_max_length}; "
             f"default {m.default_size}" + (f"; variants {v.directory} {v.prefix} {v.count} "
                                            f"{' '.join(map(str, v.sizes))}" if (v := m.variants) else ""))
-
-
-def test_the_table_has_valid_and_faulty_cases_each_with_a_verdict():
-    assert len({c["name"] for c in CASES}) == len(CASES), "case names are unique"
-    assert all("expect" in c and c["manifest"] for c in CASES)
-    assert sum(c["expect"].startswith("ok ") for c in CASES) >= 5
-    assert sum(c["expect"].startswith("refused ") for c in CASES) >= 30
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])

@@ -1,18 +1,15 @@
-"""The image set's one owner (imageset): the other sides take its facts from it.
-
-- the Ansible collection: plugins/plugin_utils/imageset links to the owner's files, and the built
-  collection carries them, so its filters run the owner without this repository;
-- the compose image builds and make images: its copy and swap-in keep exactly the listed files."""
-import importlib
+"""The image set's one owner (imageset): the Ansible collection links its files and the built collection
+carries them, so its filters run it without this repository; its swap-in keeps exactly the listed files."""
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
 from pathlib import Path
 
 import pytest
-from imageset import ManifestError, read_manifest
-from imageset.files import copy_set, swap_in
+from imageset import read_manifest
+from imageset.files import swap_in
 from imageset.nginx import template_data
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,14 +46,6 @@ def built_collection(tmp_path_factory):
     return tmp
 
 
-def test_the_built_collection_carries_the_owners_files_not_links(built_collection):
-    carried = built_collection / "ansible_collections/fox_avatar/deploy/plugins/plugin_utils/imageset"
-    for link in LINKS.iterdir():
-        copy = carried / link.name
-        assert copy.is_file() and not copy.is_symlink(), copy
-        assert copy.read_bytes() == link.resolve().read_bytes(), copy
-
-
 def test_the_built_collections_filters_run_the_owner_without_the_repository(built_collection):
     code = ("import sys, json; sys.path.insert(0, sys.argv[1]);"
             "from ansible_collections.fox_avatar.deploy.plugins.filter.image_set import FilterModule;"
@@ -80,25 +69,11 @@ def set_of(directory):
     return sorted(str(p.relative_to(directory)) for p in Path(directory).rglob("*") if p.is_file())
 
 
-def test_copy_takes_the_manifest_and_the_files_it_lists_and_nothing_else(tmp_path):
-    n = copy_set(ROOT / "images", tmp_path / "out")
-    m = read_manifest(ROOT / "images")
-    assert n == len(m.paths())
-    assert set_of(tmp_path / "out") == sorted(["manifest.tsv"] + m.paths())
-
-
-def test_copy_refuses_an_incomplete_set_naming_a_missing_file(tmp_path):
-    src = tmp_path / "src"
-    src.mkdir()
-    (src / "manifest.tsv").write_bytes((ROOT / "images/manifest.tsv").read_bytes())
-    with pytest.raises(ManifestError, match=r"manifest.tsv line [0-9]+: missing file: a/Renard-1-32\."):
-        copy_set(src, tmp_path / "out")
-    assert not (tmp_path / "out").exists()     # the command's one line: test_manifest_cases.py
-
-
 def test_swap_in_replaces_the_set_and_removes_only_what_the_old_one_listed(tmp_path):
     out, scratch = tmp_path / "out", tmp_path / "scratch"
-    copy_set(ROOT / "images", out)
+    for path in ["manifest.tsv"] + read_manifest(ROOT / "images").paths():
+        (out / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / "images" / path, out / path)
     (out / "draw.sh").write_text("a script\n")                 # not the set's: stays
     m = read_manifest(out)
     # the new set: the old one without picture 21 (its files and its legacy name)
