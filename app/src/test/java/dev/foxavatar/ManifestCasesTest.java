@@ -38,7 +38,7 @@ class ManifestCasesTest {
     Path tmp;
 
     /** One case of the table. */
-    record Case(String name, String expect, List<String> files, List<String> dirs, List<String[]> links,
+    record Case(String name, String expect, List<String> files, List<String[]> links,
             byte[] manifest) {
         @Override
         public String toString() {
@@ -58,7 +58,6 @@ class ManifestCasesTest {
             String name = lines.get(i++).substring(3);
             String expect = null;
             List<String> files = new ArrayList<>();
-            List<String> dirs = new ArrayList<>();
             List<String[]> links = new ArrayList<>();
             List<Object> parts = new ArrayList<>();
             String eol = "\n";
@@ -72,8 +71,6 @@ class ManifestCasesTest {
                     files.add(line.substring("file ".length()));
                 } else if (line.startsWith("files ")) {
                     files.addAll(List.of(line.substring("files ".length()).split(" ")));
-                } else if (line.startsWith("dir ")) {
-                    dirs.add(line.substring("dir ".length()));
                 } else if (line.startsWith("link ")) {
                     links.add(line.substring("link ".length()).split(" "));
                 } else if (line.equals("eol crlf")) {
@@ -92,7 +89,7 @@ class ManifestCasesTest {
             for (Object part : parts) {
                 manifest.writeBytes(part instanceof String s ? (s + eol).getBytes(StandardCharsets.UTF_8) : (byte[]) part);
             }
-            out.add(new Case(name, expect, files, dirs, links, manifest.toByteArray()));
+            out.add(new Case(name, expect, files, links, manifest.toByteArray()));
         }
         return out;
     }
@@ -104,9 +101,6 @@ class ManifestCasesTest {
         for (String path : c.files()) {
             Files.createDirectories(dir.resolve(path).getParent());
             Files.writeString(dir.resolve(path), path);
-        }
-        for (String path : c.dirs()) {
-            Files.createDirectories(dir.resolve(path));
         }
         for (String[] link : c.links()) {
             Files.createDirectories(dir.resolve(link[0]).getParent());
