@@ -8,13 +8,13 @@ import socket
 import ssl
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import requests
 
 from imageset import read_manifest
+from settle import until
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "lib"))
@@ -56,13 +56,8 @@ def address(container):
 
 
 def wait_for(what, predicate, timeout=60, interval=0.5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+    """tools/settle.py's until, with the deadlines containers need."""
+    return until(predicate, what, timeout, interval)
 
 
 def avatar(url=HTTPS, ca=None):

@@ -1,7 +1,7 @@
 """What compose adds to the shared HTTP suite, on the README's stack: the fallback while the app
 dies and restarts, Nginx following docs/scaling.md's replicas and an upgrade of the app without a
 restart or a lost answer, docs/own-pictures.md's set and list of people (with Gravatar's defaults
-on), and logs without anything personal."""
+on). What Nginx logs is tested once, on the loopback stack (tests/nginx/test_private_logs.py)."""
 import hashlib
 import os
 import re
@@ -19,7 +19,6 @@ from PIL import Image
 from compose_helpers import (FOX_LOCATIONS, FOXES, HTTPS, address, avatar, compose, containers, docblocks, inspect,
                              logs, pytestmark, wait_for)  # noqa: F401
 from imageset import read_manifest
-from stack.private_values import FORWARDED_FOR, KEY, MD5, REFERER, SECRETS, USER_AGENT
 
 
 class Visitors(threading.Thread):
@@ -175,39 +174,3 @@ def test_own_pictures_mds_list_of_people_with_gravatars_defaults_on():
         for f in ("team.txt", "people.tsv"):
             (checkout / f).unlink(missing_ok=True)
         compose("up", "-d", "--wait", "--no-build")
-
-
-def test_docker_compose_logs_hold_nothing_personal():
-    """A visitor on the project's network (its address known) sends keys, hashes, a Referer, a
-    User-Agent and X-Forwarded-For, with the app up and stopped (the error log's lines too)."""
-    (nginx,) = containers("nginx")
-    (network,) = inspect(nginx)["NetworkSettings"]["Networks"]
-    paths = [f"/?u={KEY}&s=80", f"/avatar/{MD5}", f"/avatar/{MD5.upper()}.png?s=40"]
-    script = ('hostname -I; for u in "$@"; do curl -sk -o /dev/null -w "%{http_code}\\n" -H "Referer: $R" '
-              '-A "$A" -H "X-Forwarded-For: $X" "https://nginx:8443$u"; done')
-
-    def visit(status):
-        done = subprocess.run(["docker", "run", "--rm", "--network", network, "-e", f"R={REFERER}", "-e",
-                               f"A={USER_AGENT}", "-e", f"X={FORWARDED_FOR}", os.environ["AVATAR_TRIXIE_CLIENT"],
-                               "sh", "-c", script, "sh", *paths], capture_output=True, text=True, timeout=120)
-        visitor, *statuses = done.stdout.split()
-        assert statuses == [status] * len(paths), done.stdout + done.stderr
-        return visitor
-
-    since = str(int(time.time()) - 1)
-    visitors = [visit("302")]
-    compose("stop", "app")
-    try:
-        visitors.append(visit("503"))   # keyed: the fallback's 503
-    finally:
-        compose("up", "-d", "--wait", "--no-recreate", "app")
-    compose("kill", "-s", "SIGUSR1", "nginx")   # Nginx writes out its buffered access log
-    network24 = visitors[0].rsplit(".", 1)[0] + ".0"
-
-    def logged():
-        text = logs("nginx", "--since", since) + logs("app", "--since", since)
-        return len(re.findall(rf"^{re.escape(network24)} - - \[.*fallback=1$", text, re.M)) >= len(paths) and text
-    text = wait_for("the fallback's answers in Nginx's access log", logged, timeout=15)
-    leaks = [name for name, value in SECRETS.items() if value in text]
-    leaks += [v for v in visitors if re.search(re.escape(v) + r"(?!\d)", re.sub(r'ua="[^"]*"', "", text))]
-    assert not leaks, leaks

@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 import pytest
-import requests
 from PIL import Image, ImageDraw
 
 ROOT = Path(__file__).resolve().parents[2]
