@@ -5,9 +5,6 @@ read from Chromium's own network log (DevTools events).
 - A comment thread of keyed avatars, by u= and in Gravatar's form as Gitea writes it (srcset 2x, at
   1x and 2x screens): each is its identity's SVG (80 px over the density where a page sets no size),
   in at most 2 KB, and a reload sends no request at all.
-- Another origin fetch()es an avatar and reads it, draws one on a canvas and reads its pixels, and
-  a page isolated with COEP require-corp shows them (the fallback's answers carry the same headers:
-  test_fallback.py).
 FOX_AVATAR_SCREENSHOT=PATH saves the comment thread as PNG (docs/embed.png:
 FOX_AVATAR_SCREENSHOT=$PWD/docs/embed.png CI=true tests/nginx/run.sh -k comment)."""
 import hashlib
@@ -22,7 +19,7 @@ import pytest
 
 from conftest import serve_html
 from imageset import read_manifest
-from stack.images import identity_locations, manifest  # noqa: F401 (fixture)
+from stack.images import manifest  # noqa: F401 (fixture)
 
 IMAGES_PER_PAGE = 8
 
@@ -173,76 +170,3 @@ def test_a_comment_thread_of_avatars_is_small_modern_sharp_and_cached_without_a_
         assert not re.search(r"GET /[ai]/", loopback.access_log()[len(log_before):]), "reload reached Nginx"
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-
-
-READ_AVATARS = """
-const [fetchUrl, imgUrl, done] = arguments;
-(async () => {
-  const out = {};
-  try {
-    const r = await fetch(fetchUrl, {mode: 'cors'});
-    const blob = await r.blob();
-    const bitmap = await createImageBitmap(blob);
-    Object.assign(out, {status: r.status, redirected: r.redirected, url: r.url, type: blob.type,
-                        bytes: blob.size, width: bitmap.width, height: bitmap.height});
-    const img = document.createElement('img');
-    img.crossOrigin = 'anonymous';
-    await new Promise((ok, ko) => { img.onload = ok; img.onerror = () => ko(new Error('img')); img.src = imgUrl; });
-    const canvas = document.createElement('canvas');
-    canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
-    canvas.getContext('2d').drawImage(img, 0, 0);
-    const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-    const colours = new Set();
-    for (let i = 0; i < px.length; i += 4) colours.add((px[i] >> 4) << 8 | (px[i + 1] >> 4) << 4 | px[i + 2] >> 4);
-    out.canvas = {width: canvas.width, colours: colours.size};
-  } catch (e) { out.error = e.name + ': ' + e.message; }
-  out.timing = performance.getEntriesByType('resource').filter(t => t.name === fetchUrl)
-    .map(t => ({transferSize: t.transferSize, redirectEnd: t.redirectEnd}));
-  return out;
-})().then(done);
-"""
-SHOW_AVATARS = """
-const [urls, done] = arguments;
-Promise.all(urls.map(url => new Promise(settle => {
-  const img = document.createElement('img');
-  img.onload = () => settle(img.naturalWidth);
-  img.onerror = () => settle('blocked or broken');
-  img.src = url;
-}))).then(widths => done({isolated: window.crossOriginIsolated, widths}));
-"""
-
-
-@pytest.fixture(scope="module")
-def other_origin(tmp_path_factory):
-    isolated = {"Cross-Origin-Embedder-Policy": "require-corp", "Cross-Origin-Opener-Policy": "same-origin"}
-    with serve_html(tmp_path_factory, "cors", "<p>another site</p>") as plain, \
-            serve_html(tmp_path_factory, "isolated", "<p>COEP require-corp</p>", headers=isolated) as coep:
-        yield plain, coep
-
-
-def use_from_another_origin(stack, manifest, driver, pages, phase):
-    """fetch() + canvas from a plain page; plain <img>s on an isolated page. Every hop (the 302 and
-    the image) needs CORS, Timing-Allow-Origin and Cross-Origin-Resource-Policy for this."""
-    def avatar(who):
-        return f"{stack.https_origin()}/avatar/{hashlib.md5(f'{phase}-{who}'.encode()).hexdigest()}?s=64"
-    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
-    driver.set_script_timeout(30)
-    driver.get(pages[0])
-    out = driver.execute_async_script(READ_AVATARS, avatar("fetch"), avatar("img"))
-    assert "error" not in out and out["status"] == 200 and out["redirected"], (phase, out)
-    path = urlsplit(out["url"]).path          # fetch() lists no SVG: the identity's 64 px PNG
-    assert path in identity_locations(manifest) and (out["type"], out["width"], out["height"]) == ("image/png", 64, 64), out
-    assert out["bytes"] == (stack.images_dir / path.lstrip("/")).stat().st_size, (phase, out)
-    assert out["canvas"]["width"] == 80 and out["canvas"]["colours"] > 20, f"{phase}: a blank fox? {out}"   # an <img>: the SVG
-    assert out["timing"] and all(t["transferSize"] > 0 and t["redirectEnd"] > 0 for t in out["timing"]), out
-    driver.get(pages[1])
-    urls = [f"{stack.https_origin()}/?s=64&u={phase}", f"{stack.https_origin()}/?s=64&{phase}", avatar("coep")]
-    shown = driver.execute_async_script(SHOW_AVATARS, urls)
-    assert shown == {"isolated": True, "widths": [80, 64, 80]}, (phase, shown)   # the keyed ones: SVGs
-
-
-def test_another_origin_reads_draws_and_embeds_avatars(loopback, manifest, browser, other_origin):
-    try:
-        use_from_another_origin(loopback, manifest, browser, other_origin, "up")
-    finally:
-        browser.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
