@@ -8,6 +8,8 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -76,3 +78,36 @@ def served_certificate(port=8443, host="localhost", addr="127.0.0.1"):
 
 def same_cert(a, b):
     return ssl.PEM_cert_to_DER_cert(a) == ssl.PEM_cert_to_DER_cert(b)
+
+
+def prometheus(path, **params):
+    """The data of a Prometheus API answer from the monitoring profile's published port."""
+    port = os.environ.get("AVATAR_PROMETHEUS_PORT", "9090")
+    r = requests.get(f"http://127.0.0.1:{port}/api/v1/{path}", params=params, timeout=10)
+    r.raise_for_status()
+    return r.json()["data"]
+
+
+class Visitors(threading.Thread):
+    """visit() one after another while the `with` block lasts: how often it returned each outcome,
+    and the failed connections."""
+
+    def __init__(self, visit):
+        super().__init__(daemon=True)
+        self.visit, self.outcomes, self.bad, self.done = visit, Counter(), [], threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            try:
+                self.outcomes[self.visit()] += 1
+            except OSError as e:     # requests' and ssl's errors too
+                self.bad.append(repr(e))
+
+    def __enter__(self):
+        self.start()
+        wait_for("a first answer", lambda: self.outcomes or self.bad, timeout=10, interval=0.05)
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.join(10)

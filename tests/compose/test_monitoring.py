@@ -1,37 +1,28 @@
 """The monitoring profile as docs/monitoring.md starts it, on the README's stack: every Prometheus
 target up (what catches a port that drifted), its containers hardened, the probe trusting the
 served certificate without reading its key, nothing published but Prometheus' UI."""
-import os
 import re
 
 import pytest
-import requests
 
-from compose_helpers import compose, containers, inspect, pytestmark, wait_for  # noqa: F401
+from compose_helpers import compose, containers, inspect, prometheus, pytestmark, wait_for  # noqa: F401
 
 PROFILE = ["blackbox", "mtail", "nginx-exporter", "prometheus"]
 JOBS = {"fox-avatar-app": 1, "fox-avatar-mtail": 1, "fox-avatar-nginx": 1, "fox-avatar-probe": 2}
 
 
-def api(path, **params):
-    port = os.environ.get("AVATAR_PROMETHEUS_PORT", "9090")
-    r = requests.get(f"http://127.0.0.1:{port}/api/v1/{path}", params=params, timeout=10)
-    r.raise_for_status()
-    return r.json()["data"]
-
-
 def test_every_prometheus_target_is_up_and_every_probe_passes():
     def up():
-        targets = api("targets")["activeTargets"]
+        targets = prometheus("targets")["activeTargets"]
         by_job = {job: [t for t in targets if t["labels"]["job"] == job] for job in JOBS}
         return all(len(by_job[j]) == n and all(t["health"] == "up" for t in by_job[j]) for j, n in JOBS.items())
     try:
         wait_for("every target up", up, timeout=90, interval=2)
     finally:
-        print({t["scrapeUrl"]: (t["health"], t["lastError"]) for t in api("targets")["activeTargets"]})
-    wait_for("both probes passing", lambda: [s["value"][1] for s in api(
+        print({t["scrapeUrl"]: (t["health"], t["lastError"]) for t in prometheus("targets")["activeTargets"]})
+    wait_for("both probes passing", lambda: [s["value"][1] for s in prometheus(
         "query", query='probe_success{job="fox-avatar-probe"}')["result"]] == ["1", "1"], timeout=60, interval=2)
-    assert {r["name"] for g in api("rules")["groups"] for r in g["rules"]}, "the alerts are loaded"
+    assert {r["name"] for g in prometheus("rules")["groups"] for r in g["rules"]}, "the alerts are loaded"
 
 
 @pytest.mark.parametrize("service", PROFILE)

@@ -30,7 +30,7 @@ from PIL import Image, ImageDraw
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "compose"))
 import acme  # noqa: E402  (Pebble on this host)
-from compose_helpers import compose, docblocks, served_certificate, wait_for  # noqa: E402
+from compose_helpers import compose, docblocks, prometheus, served_certificate, wait_for  # noqa: E402
 
 NAME = "avatar.example.org"
 PEOPLE = ["ada@example.org", "grace@example.org", "linus@example.org"]
@@ -142,7 +142,7 @@ class Owner:
         for address, pictures in self.people.items():
             assert (self.person(address, "md5"), self.person(address, "sha256")) == pictures, (step, address)
         if self.monitoring:
-            firing = [a["labels"]["alertname"] for a in acme.prometheus("alerts")["alerts"] if a["state"] == "firing"]
+            firing = [a["labels"]["alertname"] for a in prometheus("alerts")["alerts"] if a["state"] == "firing"]
             assert not firing, (step, firing)
         print(f"owner: after {step}: certificate trusted for {NAME}, {len(self.people)} people unchanged"
               f"{', no alert firing' if self.monitoring else ''}")
@@ -168,7 +168,7 @@ def test_an_owners_server_lived_in(tmp_path_factory):
     # Pebble in Let's Encrypt's place: its directory and the CA of its HTTPS come from the environment
     env = dict(os.environ, AVATAR_ACME_DIRECTORY=pebble.directory, AVATAR_ACME_CA_FILE=str(pebble.ca_file),
                AVATAR_PROMETHEUS_PORT=str(acme.free_port()), HOME=str(home))
-    os.environ["AVATAR_PROMETHEUS_PORT"] = env["AVATAR_PROMETHEUS_PORT"]   # acme.prometheus reads it
+    os.environ["AVATAR_PROMETHEUS_PORT"] = env["AVATAR_PROMETHEUS_PORT"]   # prometheus() reads it
     owner = Owner(checkout, env, pebble, str(pebble.root))
     visitor = Visitor()
     visitor.start()
@@ -185,8 +185,8 @@ def test_an_owners_server_lived_in(tmp_path_factory):
         owner.monitoring = True
 
         def probed():
-            success = acme.prometheus("query", query='probe_success{job="fox-avatar-probe"}')["result"]
-            expiry = acme.prometheus("query", query='probe_ssl_earliest_cert_expiry{job="fox-avatar-probe"}')["result"]
+            success = prometheus("query", query='probe_success{job="fox-avatar-probe"}')["result"]
+            expiry = prometheus("query", query='probe_ssl_earliest_cert_expiry{job="fox-avatar-probe"}')["result"]
             served = acme.not_after(served_certificate(int(os.environ["AVATAR_HTTPS_PORT"]), NAME))
             return (success and all(s["value"][1] == "1" for s in success)
                     and expiry and all(int(float(e["value"][1])) == served for e in expiry))
