@@ -68,6 +68,27 @@ def avatar(url=HTTPS, ca=None):
     return r.status_code, r.headers.get("Location"), b"<html>" in r.content
 
 
+def tls_get(port, path, name, ca=None, source="127.0.0.1"):
+    """GET https://NAME:PORT/path on a new connection to 127.0.0.1 from the source address: (status,
+    Location as a path, Content-Type). ca: a CA file the certificate must chain to for name; None
+    takes any certificate."""
+    ctx = ssl.create_default_context(cafile=ca)
+    if not ca:
+        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    with socket.create_connection(("127.0.0.1", port), 10, source_address=(source, 0)) as raw, \
+            ctx.wrap_socket(raw, server_hostname=name) as tls:
+        tls.sendall(f"GET {path} HTTP/1.1\r\nHost: {name}:{port}\r\nAccept: */*\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := tls.recv(65536):
+            data += chunk
+    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    fields = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:])}
+    location = fields.get("location", "")
+    if location.startswith("https://"):
+        location = "/" + location.split("/", 3)[3]
+    return int(head[0].split()[1]), location, fields.get("content-type", "")
+
+
 def served_certificate(port=8443, host="localhost", addr="127.0.0.1"):
     """The PEM certificate Nginx presents."""
     ctx = ssl.create_default_context()

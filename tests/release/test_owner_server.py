@@ -17,7 +17,6 @@ Environment (from run.sh): OWNER_CHECKOUT, OWNER_SERVER (the directory the check
 COMPOSE_PROJECT_NAME, AVATAR_HTTPS_PORT, AVATAR_HTTP_PORT, PEBBLE_BIN, PEBBLE_CHALLTESTSRV_BIN."""
 import hashlib
 import os
-import socket
 import ssl
 import sys
 import threading
@@ -30,7 +29,7 @@ from PIL import Image, ImageDraw
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "compose"))
 import acme  # noqa: E402  (Pebble on this host)
-from compose_helpers import compose, docblocks, prometheus, served_certificate, wait_for  # noqa: E402
+from compose_helpers import compose, docblocks, prometheus, served_certificate, tls_get, wait_for  # noqa: E402
 
 NAME = "avatar.example.org"
 PEOPLE = ["ada@example.org", "grace@example.org", "linus@example.org"]
@@ -46,26 +45,9 @@ def block(page, text):
     return index
 
 
-def request(path, trust=None, accept="*/*"):
-    """GET https://NAME:PORT/path on a new connection to 127.0.0.1: (status, Location, Content-Type).
-    trust: a CA file the certificate must chain to for NAME; None takes any certificate."""
-    if trust:
-        ctx = ssl.create_default_context(cafile=trust)
-    else:
-        ctx = ssl.create_default_context()
-        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
-    port = int(os.environ["AVATAR_HTTPS_PORT"])
-    with socket.create_connection(("127.0.0.1", port), 5) as raw, ctx.wrap_socket(raw, server_hostname=NAME) as tls:
-        tls.sendall(f"GET {path} HTTP/1.1\r\nHost: {NAME}:{port}\r\nAccept: {accept}\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while chunk := tls.recv(65536):
-            data += chunk
-    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
-    fields = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:])}
-    location = fields.get("location", "")
-    if location.startswith("https://"):
-        location = "/" + location.split("/", 3)[3]
-    return int(head[0].split()[1]), location, fields.get("content-type", "")
+def request(path, trust=None):
+    """(status, Location, Content-Type) of GET https://NAME:PORT/path (compose_helpers.tls_get)."""
+    return tls_get(int(os.environ["AVATAR_HTTPS_PORT"]), path, NAME, trust)
 
 
 class Visitor(threading.Thread):
