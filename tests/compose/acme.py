@@ -12,7 +12,6 @@ import re
 import socket
 import ssl
 import subprocess
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from compose_helpers import compose, containers, inspect, same_cert, served_certificate, wait_for
+from compose_helpers import Visitors, compose, containers, inspect, prometheus, same_cert, served_certificate, wait_for
 
 VALIDITY = 180   # seconds: renewed at two thirds, 120 s after the certificate starts
 PROFILE = ["blackbox", "mtail", "nginx-exporter", "prometheus"]
@@ -125,30 +124,6 @@ def stamp(line):
     return calendar.timegm(time.strptime(f"{day} {clock}", "%Y-%m-%d %H:%M:%S")) + float(fraction or 0)
 
 
-class Visitor(threading.Thread):
-    """One avatar after another, each on a new connection verified against Pebble's root."""
-
-    def __init__(self, visit):
-        super().__init__(daemon=True)
-        self.visit, self.ok, self.bad, self.done = visit, 0, [], threading.Event()
-
-    def run(self):
-        while not self.done.is_set():
-            try:
-                status, _ = self.visit()
-                self.ok += status == 302
-                status == 302 or self.bad.append(status)
-            except (OSError, ssl.SSLError) as e:
-                self.bad.append(repr(e))
-
-
-def prometheus(path, **params):
-    port = os.environ.get("AVATAR_PROMETHEUS_PORT", "9090")
-    r = requests.get(f"http://127.0.0.1:{port}/api/v1/{path}", params=params, timeout=10)
-    r.raise_for_status()
-    return r.json()["data"]
-
-
 def assert_acme_journey(checkout, env, pebble, name, visit, port=443):
     """docs/compose.md's certificate, its block having run with Pebble's directory: issued for the
     name and chained to Pebble's root, probed by the monitoring profile for that name, renewed with
@@ -179,21 +154,16 @@ def assert_acme_journey(checkout, env, pebble, name, visit, port=443):
 
     # renewed at two thirds of its lifetime, while a visitor keeps asking: no error, no restart
     served = served_certificate(port, name)
-    visitor = Visitor(visit)
-    visitor.start()
-    try:
+    with Visitors(lambda: visit()[0]) as visitor:
         renewed = wait_for("the renewed certificate", lambda: (c := served_certificate(port, name))
                            and not same_cert(c, served) and c, timeout=2 * VALIDITY, interval=0.5)
-        before = visitor.ok
-        wait_for("answers after the reload", lambda: visitor.ok > before + 20, timeout=30, interval=0.1)
-    finally:
-        visitor.done.set()
-        visitor.join(10)
-    assert not visitor.bad and visitor.ok, visitor.bad[:5]
+        before = visitor.outcomes[302]
+        wait_for("answers after the reload", lambda: visitor.outcomes[302] > before + 20, timeout=30, interval=0.1)
+    assert set(visitor.outcomes) == {302} and not visitor.bad, (visitor.outcomes, visitor.bad[:5])
     assert inspect(nginx)["State"]["StartedAt"] == started, "Nginx was restarted, not reloaded"
     got = acme_lines(env, checkout, "a certificate")
     print(f"ACME: renewed {stamp(got[-1]) - stamp(got[-2]):.0f} s after the certificate before it; "
-          f"{visitor.ok} answers, no error, around the reload")
+          f"{visitor.outcomes[302]} answers, no error, around the reload")
 
     # down and up (no -v): the same certificate and account, nothing asked of the CA
     accounts = compose("exec", "-T", "nginx", "find", "/etc/nginx/tls/acme/accounts", "-type", "f",

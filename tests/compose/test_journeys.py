@@ -8,7 +8,6 @@ import os
 import re
 import shutil
 import socket
-import ssl
 import subprocess
 import time
 from pathlib import Path
@@ -17,7 +16,8 @@ import pytest
 import requests
 
 from acme import assert_acme_journey, free_port, pebble  # noqa: F401  (pebble: a fixture)
-from compose_helpers import ROOT, compose, containers, docblocks, inspect, logs, same_cert, served_certificate, wait_for
+from compose_helpers import (ROOT, compose, containers, docblocks, inspect, logs, same_cert, served_certificate, tls_get,
+                             wait_for)
 
 NAME = "avatar.example.org"
 VISITOR = "127.0.5.9"   # a loopback address of this machine: the visitor behind the proxy
@@ -51,17 +51,8 @@ def journey(tmp_path, request):
 
 
 def through(port, path="/", ca=None, source=VISITOR):
-    """GET https://NAME:port/path from the visitor's own address, verified against ca."""
-    ctx = ssl.create_default_context(cafile=ca)
-    with socket.create_connection(("127.0.0.1", port), 10, source_address=(source, 0)) as raw, \
-            ctx.wrap_socket(raw, server_hostname=NAME) as tls:
-        tls.sendall(f"GET {path} HTTP/1.1\r\nHost: {NAME}\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while chunk := tls.recv(65536):
-            data += chunk
-    head = data.split(b"\r\n\r\n", 1)[0].decode()
-    location = re.search(r"^location: (\S+)", head, re.M | re.I)
-    return int(head.split()[1]), location and location.group(1)
+    """(status, Location) of GET https://NAME:port/path from the visitor's own address, verified against ca."""
+    return tls_get(port, path, NAME, ca, source)[:2]
 
 
 def assert_visitor_gets_a_fox_through(port, ca, checkout, env):

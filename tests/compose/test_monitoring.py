@@ -1,37 +1,28 @@
 """The monitoring profile as docs/monitoring.md starts it, on the README's stack: every Prometheus
 target up (what catches a port that drifted), its containers hardened, the probe trusting the
 served certificate without reading its key, nothing published but Prometheus' UI."""
-import os
 import re
 
 import pytest
-import requests
 
-from compose_helpers import compose, containers, inspect, pytestmark, wait_for  # noqa: F401
+from compose_helpers import compose, containers, inspect, prometheus, pytestmark, wait_for  # noqa: F401
 
 PROFILE = ["blackbox", "mtail", "nginx-exporter", "prometheus"]
 JOBS = {"fox-avatar-app": 1, "fox-avatar-mtail": 1, "fox-avatar-nginx": 1, "fox-avatar-probe": 2}
 
 
-def api(path, **params):
-    port = os.environ.get("AVATAR_PROMETHEUS_PORT", "9090")
-    r = requests.get(f"http://127.0.0.1:{port}/api/v1/{path}", params=params, timeout=10)
-    r.raise_for_status()
-    return r.json()["data"]
-
-
 def test_every_prometheus_target_is_up_and_every_probe_passes():
     def up():
-        targets = api("targets")["activeTargets"]
+        targets = prometheus("targets")["activeTargets"]
         by_job = {job: [t for t in targets if t["labels"]["job"] == job] for job in JOBS}
         return all(len(by_job[j]) == n and all(t["health"] == "up" for t in by_job[j]) for j, n in JOBS.items())
     try:
         wait_for("every target up", up, timeout=90, interval=2)
     finally:
-        print({t["scrapeUrl"]: (t["health"], t["lastError"]) for t in api("targets")["activeTargets"]})
-    wait_for("both probes passing", lambda: [s["value"][1] for s in api(
+        print({t["scrapeUrl"]: (t["health"], t["lastError"]) for t in prometheus("targets")["activeTargets"]})
+    wait_for("both probes passing", lambda: [s["value"][1] for s in prometheus(
         "query", query='probe_success{job="fox-avatar-probe"}')["result"]] == ["1", "1"], timeout=60, interval=2)
-    assert {r["name"] for g in api("rules")["groups"] for r in g["rules"]}, "the alerts are loaded"
+    assert {r["name"] for g in prometheus("rules")["groups"] for r in g["rules"]}, "the alerts are loaded"
 
 
 @pytest.mark.parametrize("service", PROFILE)
@@ -57,32 +48,3 @@ def test_only_nginx_and_prometheus_publish_a_port_on_loopback():
                  for port, bindings in (inspect(c)["NetworkSettings"]["Ports"] or {}).items() for b in bindings or []}
     assert published == {("nginx", "8443/tcp", "127.0.0.1"), ("nginx", "8443/udp", "127.0.0.1"),
                          ("nginx", "8080/tcp", "127.0.0.1"), ("prometheus", "9090/tcp", "127.0.0.1")}
-
-
-def test_every_panel_of_the_grafana_dashboard_has_data_after_real_traffic():
-    """monitoring/grafana/fox-avatar.json against this Prometheus (tests/lib/dashboard_check.py): the
-    fallback's answers while the app is stopped, then the service's and a 405."""
-    import dashboard_check   # tests/lib, on the path compose_helpers sets
-    from compose_helpers import HTTPS
-
-    def send(method):
-        return requests.request(method, f"{HTTPS}/?s=64", verify=os.environ["AVATAR_CA"], allow_redirects=False,
-                                timeout=5).status_code
-    def prometheus(path, params):
-        return api(path, **params)
-    seen = dashboard_check.fallback_answers_seen(prometheus)
-    compose("stop", "app")
-    try:
-        for batch in (1, 2):    # the second after a scrape saw the first: a rise, its alert pending
-            assert [send("GET"), send("POST")] == [302, 405]
-            if batch == 1:
-                wait_for("the fallback's answers scraped", lambda: dashboard_check.fallback_answers_seen(prometheus)
-                         >= seen + 2, timeout=60, interval=2)
-    finally:
-        compose("up", "-d", "--wait", "--no-recreate", "app")
-    assert [send("GET"), send("POST")] == [302, 405]   # the service's, its counters started again
-    try:
-        wait_for("every dashboard query with data", lambda: not dashboard_check.problems(prometheus), timeout=120,
-                 interval=5)
-    finally:
-        print(dashboard_check.problems(prometheus), dashboard_check.counts(prometheus))

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 import loopback
-from stack.chromium import chromium as headless_chromium
+from settle import until
 from stack.stacks import REPO, LoopbackStack, free_ports
 
 MONITORING = REPO / "monitoring"
@@ -29,7 +29,7 @@ RULES_TESTS = MONITORING / "prometheus" / "fox-avatar.rules.test.yml"
 CONFIG = MONITORING / "prometheus" / "prometheus.yml"
 # Debian 12's names (Debian 13's are the same; nginx-exporter's flags there take two dashes).
 MTAIL, NGINX_EXPORTER, BLACKBOX = "mtail", "prometheus-nginx-exporter", "prometheus-blackbox-exporter"
-PROMTOOL, PROMETHEUS, WRK = "promtool", "prometheus", "wrk"
+PROMTOOL, PROMETHEUS = "promtool", "prometheus"
 
 
 class MonitoredStack(LoopbackStack):
@@ -117,14 +117,6 @@ def tool_missing(*names):
     return [n for n in names if not shutil.which(n)]
 
 
-def wait_until(check, seconds=10.0):
-    """check() until it returns something true, or its last result after seconds."""
-    deadline = time.monotonic() + seconds
-    while not (result := check()) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return result
-
-
 def render_config(edge, blackbox, mtail, nginx_exporter):
     """prometheus.yml with its default addresses moved to the loopback ports, every interval 1 s and
     the rules file by its absolute path."""
@@ -155,7 +147,7 @@ class Prometheus(Process):
         super().__init__("prometheus", [PROMETHEUS, f"--config.file={config}", f"--web.listen-address=127.0.0.1:{port}",
                                         f"--storage.tsdb.path={tmp / 'prometheus-data'}"], port, log_dir)
         self.url = f"http://127.0.0.1:{port}"
-        assert wait_until(self.ready, 30), f"prometheus not ready within 30 s: {self.log}"
+        until(self.ready, f"prometheus ready (its log: {self.log})", 30)
 
     def ready(self):
         try:
@@ -179,7 +171,7 @@ class Prometheus(Process):
         def scraped():
             targets = self.api("targets", state="active")["activeTargets"]
             return targets and all(t["health"] == "up" and seconds(t["lastScrape"]) > start for t in targets)
-        assert wait_until(scraped, timeout), f"not every target up: {self.api('targets', state='active')}"
+        until(scraped, "every target up", timeout)
 
 
 def need(*tools):
@@ -240,13 +232,3 @@ def prometheus(edge, blackbox):
         yield server
     finally:
         server.close()
-
-
-@pytest.fixture(scope="session")
-def browser(tmp_path_factory):
-    """Prometheus's UI is plain HTTP on loopback: no CA to trust."""
-    chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver_path):
-        pytest.skip("not installed: chromium, chromium-driver (tests/monitoring/run.sh installs them)")
-    with headless_chromium(chromium, driver_path, tmp_path_factory.mktemp("browser-home")) as driver:
-        yield driver

@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tools/apt.sh
 # prometheus: promtool (check rules, test rules) and the server; it, the exporters and mtail run as the
-# tests' children. wrk: the load Prometheus graphs; chromium + driver: its graph page in a browser.
-apt_need nginx openssl prometheus mtail prometheus-nginx-exporter prometheus-blackbox-exporter wrk chromium chromium-driver
+# tests' children.
+apt_need nginx openssl prometheus mtail prometheus-nginx-exporter prometheus-blackbox-exporter
 source tools/venv.sh
 
 [ -f app/target/avatar.jar ] || { echo "test-monitoring: app/target/avatar.jar missing (run: make build)" >&2; exit 2; }

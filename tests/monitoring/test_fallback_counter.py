@@ -4,7 +4,8 @@ logs are off (the feed does not depend on them)."""
 import re
 import socket
 
-from monitoring.conftest import start_mtail, value, wait_until
+from monitoring.conftest import start_mtail, value
+from settle import until
 from stack.client import _Connection, get, request, wait_for_sidecar
 
 HASH = "0123456789abcdef0123456789abcdef"
@@ -31,7 +32,7 @@ def test_every_fallback_answer_is_counted_once_by_route_and_status_and_nothing_e
         for _ in range(sent[("/", "405")]):
             assert request(edge, "POST", "/", body=b"x").status == 405
         expected = {k: before[k] + sent.get(k, 0) for k in before}
-        assert wait_until(lambda: counts(edge) == expected), f"sent {sent}, counted {counts(edge)} (before: {before})"
+        until(lambda: counts(edge) == expected, f"sent {sent} counted (before: {before})")
     finally:
         edge.start_app()
         wait_for_sidecar(edge)
@@ -54,7 +55,7 @@ def test_answers_of_the_running_sidecar_are_not_sent(edge):
         conn.close()
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as feed:
         feed.sendto(b"a line of the test's own\n", ("127.0.0.1", edge.feed_port))
-    assert wait_until(lambda: value(edge.mtail.metrics(), "mtail_lines_total") > lines), "mtail read nothing"
+    until(lambda: value(edge.mtail.metrics(), "mtail_lines_total") > lines, "mtail reading the feed")
     assert counts(edge) == before and value(edge.mtail.metrics(), "mtail_lines_total") == lines + 1
 
 

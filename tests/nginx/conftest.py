@@ -37,25 +37,15 @@ def browser(stack, tmp_path_factory):
         yield driver
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    extra_headers = {}
-    log_message = lambda self, *args: None   # noqa: E731  (quiet)
-
-    def end_headers(self):
-        for name, value in self.extra_headers.items():
-            self.send_header(name, value)
-        super().end_headers()
-
-
 @contextlib.contextmanager
-def serve_html(tmp_path_factory, name, body, style="", headers=None):
+def serve_html(tmp_path_factory, name, body, style=""):
     """A page of the test's own, NAME.html with STYLE and BODY, on a free loopback port (plain HTTP:
-    another origin than the stack's, as a site embedding avatars), sent with HEADERS; yields its URL."""
+    another origin than the stack's, as a site embedding avatars); yields its URL."""
     root = tmp_path_factory.mktemp(name)
     (root / f"{name}.html").write_text(f"<!doctype html>\n<html><head><title>{name}</title><style>{style}</style>"
                                        f"</head><body>\n{body}\n</body></html>\n")
-    handler = functools.partial(type("Handler", (_Handler,), {"extra_headers": dict(headers or {})}),
-                                directory=str(root))
+    handler = functools.partial(type("Quiet", (http.server.SimpleHTTPRequestHandler,),
+                                     {"log_message": lambda self, *args: None}), directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", free_ports(1)[0]), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -1,30 +1,20 @@
 """A real browser against the loopback stack (the fixtures of conftest.py): what each <img> got is
-read from Chromium's own network log (DevTools events).
-- A page of random avatars shows foxes (its pixels closer to the fox its redirect named than to any
-  other), picks new ones on reload, and never fetches an image twice.
-- A comment thread of keyed avatars, by u= and in Gravatar's form as Gitea writes it (srcset 2x, at
-  1x and 2x screens): each is its identity's SVG (80 px over the density where a page sets no size),
-  in at most 2 KB, and a reload sends no request at all.
-- Another origin fetch()es an avatar and reads it, draws one on a canvas and reads its pixels, and
-  a page isolated with COEP require-corp shows them (the fallback's answers carry the same headers:
-  test_fallback.py).
+read from Chromium's own network log (DevTools events). A comment thread of keyed avatars, by u= and
+in Gravatar's form as Gitea writes it (srcset 2x, at 1x and 2x screens): each is its identity's SVG
+(80 px over the density where a page sets no size), in at most 2 KB, and a reload sends no request at
+all. (The random 302's no-store and the images' caching are asserted over HTTP: tests/stack/test_http.py.)
 FOX_AVATAR_SCREENSHOT=PATH saves the comment thread as PNG (docs/embed.png:
 FOX_AVATAR_SCREENSHOT=$PWD/docs/embed.png CI=true tests/nginx/run.sh -k comment)."""
 import hashlib
-import io
 import json
 import os
 import re
 import time
-from urllib.parse import urlsplit
 
 import pytest
 
 from conftest import serve_html
-from imageset import read_manifest
-from stack.images import identity_locations, manifest  # noqa: F401 (fixture)
-
-IMAGES_PER_PAGE = 8
+from settle import until
 
 
 def network_events(driver):
@@ -35,10 +25,8 @@ def open_page(driver, url=None):
     """Load url (or reload) with a fresh event log and wait for every image."""
     driver.get_log("performance")
     driver.get(url) if url else driver.refresh()
-    deadline = time.monotonic() + 20
-    while not driver.execute_script("return Array.from(document.images).every(i => i.complete)"):
-        assert time.monotonic() < deadline, "images did not finish loading"
-        time.sleep(0.1)
+    until(lambda: driver.execute_script("return Array.from(document.images).every(i => i.complete)"),
+          "every image loaded", 20)
 
 
 def avatar_requests(driver, prefix, count=None, timeout=20):
@@ -73,57 +61,6 @@ def avatar_requests(driver, prefix, count=None, timeout=20):
         if count is None or len(complete) >= count or time.monotonic() > deadline:
             return out
         time.sleep(0.2)
-
-
-def looks_like(stack, element, fox):
-    """The <img>'s on-screen pixels are closer to this fox (its legacy 256 px PNG) than to any other."""
-    from PIL import Image, ImageChops, ImageStat
-
-    def flat(img):
-        img = img.convert("RGBA")
-        return Image.alpha_composite(Image.new("RGBA", img.size, (255, 255, 255, 255)), img).convert("RGB")
-    originals = {e.fox: flat(Image.open(stack.images_dir / e.path)) for e in read_manifest(stack.images_dir).legacy}
-    shot = flat(Image.open(io.BytesIO(element.screenshot_as_png)))
-    assert max(ImageStat.Stat(shot).stddev) > 10, "blank"
-    return min(originals, key=lambda n: sum(ImageStat.Stat(ImageChops.difference(
-        shot if shot.size == originals[n].size else shot.resize(originals[n].size), originals[n])).mean)) == fox
-
-
-@pytest.fixture(scope="module")
-def random_page(stack, tmp_path_factory):
-    imgs = "".join(f'<img id="fox{i}" src="{stack.https_origin()}/?avatar={i}">' for i in range(IMAGES_PER_PAGE))
-    with serve_html(tmp_path_factory, "avatars", imgs, style="body{margin:0} img{margin:4px}") as page:
-        yield page
-
-
-def test_a_page_of_avatars_shows_foxes_picks_new_ones_on_reload_and_caches_images(
-        loopback, manifest, browser, random_page):
-    loads, log_before = [], len(loopback.access_log())
-    for n in range(4):
-        open_page(browser, None if n else random_page)
-        got = avatar_requests(browser, f"{loopback.https_origin()}/?avatar=", IMAGES_PER_PAGE)
-        assert len(got) == IMAGES_PER_PAGE, sorted(got)
-        load = {}
-        for i in range(IMAGES_PER_PAGE):
-            request = got[f"{loopback.https_origin()}/?avatar={i}"]
-            assert request["status"] == 200 and request["image"], request
-            e = manifest.entry(urlsplit(request["image"]).path)
-            el = browser.find_element("id", f"fox{i}")
-            assert browser.execute_script("return arguments[0].naturalWidth", el) >= 256
-            assert looks_like(loopback, el, e.fox), f"fox{i}: redirected to fox {e.fox}, looks like another"
-            load[i] = (e.path, "cache" if request["cached"] else "network")
-        loads.append(load)
-    picks = [tuple(name for name, _ in load.values()) for load in loads]
-    assert len(set(picks)) > 1 and len({n for p in picks for n in p}) > IMAGES_PER_PAGE, picks
-    seen = set()
-    for number, load in enumerate(loads):
-        for i, (name, how) in load.items():
-            assert name not in seen or how == "cache", f"load {number}, avatar {i}: {name} fetched again"
-        seen |= {name for name, _ in load.values()}
-    network = {name for load in loads for name, how in load.values() if how == "network"}
-    served = {m.group(1) for m in re.finditer(r'"GET /(\S+) HTTP/[\d.]+" (?:200|304) .*HeadlessChrome',
-                                              loopback.access_log()[log_before:]) if manifest.entry(m.group(1))}
-    assert served == network, "Nginx served exactly what the browser fetched"
 
 
 PEOPLE = ["ada", "alan", "linus", "margaret", "ken", "barbara"]
@@ -173,76 +110,3 @@ def test_a_comment_thread_of_avatars_is_small_modern_sharp_and_cached_without_a_
         assert not re.search(r"GET /[ai]/", loopback.access_log()[len(log_before):]), "reload reached Nginx"
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-
-
-READ_AVATARS = """
-const [fetchUrl, imgUrl, done] = arguments;
-(async () => {
-  const out = {};
-  try {
-    const r = await fetch(fetchUrl, {mode: 'cors'});
-    const blob = await r.blob();
-    const bitmap = await createImageBitmap(blob);
-    Object.assign(out, {status: r.status, redirected: r.redirected, url: r.url, type: blob.type,
-                        bytes: blob.size, width: bitmap.width, height: bitmap.height});
-    const img = document.createElement('img');
-    img.crossOrigin = 'anonymous';
-    await new Promise((ok, ko) => { img.onload = ok; img.onerror = () => ko(new Error('img')); img.src = imgUrl; });
-    const canvas = document.createElement('canvas');
-    canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
-    canvas.getContext('2d').drawImage(img, 0, 0);
-    const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-    const colours = new Set();
-    for (let i = 0; i < px.length; i += 4) colours.add((px[i] >> 4) << 8 | (px[i + 1] >> 4) << 4 | px[i + 2] >> 4);
-    out.canvas = {width: canvas.width, colours: colours.size};
-  } catch (e) { out.error = e.name + ': ' + e.message; }
-  out.timing = performance.getEntriesByType('resource').filter(t => t.name === fetchUrl)
-    .map(t => ({transferSize: t.transferSize, redirectEnd: t.redirectEnd}));
-  return out;
-})().then(done);
-"""
-SHOW_AVATARS = """
-const [urls, done] = arguments;
-Promise.all(urls.map(url => new Promise(settle => {
-  const img = document.createElement('img');
-  img.onload = () => settle(img.naturalWidth);
-  img.onerror = () => settle('blocked or broken');
-  img.src = url;
-}))).then(widths => done({isolated: window.crossOriginIsolated, widths}));
-"""
-
-
-@pytest.fixture(scope="module")
-def other_origin(tmp_path_factory):
-    isolated = {"Cross-Origin-Embedder-Policy": "require-corp", "Cross-Origin-Opener-Policy": "same-origin"}
-    with serve_html(tmp_path_factory, "cors", "<p>another site</p>") as plain, \
-            serve_html(tmp_path_factory, "isolated", "<p>COEP require-corp</p>", headers=isolated) as coep:
-        yield plain, coep
-
-
-def use_from_another_origin(stack, manifest, driver, pages, phase):
-    """fetch() + canvas from a plain page; plain <img>s on an isolated page. Every hop (the 302 and
-    the image) needs CORS, Timing-Allow-Origin and Cross-Origin-Resource-Policy for this."""
-    def avatar(who):
-        return f"{stack.https_origin()}/avatar/{hashlib.md5(f'{phase}-{who}'.encode()).hexdigest()}?s=64"
-    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
-    driver.set_script_timeout(30)
-    driver.get(pages[0])
-    out = driver.execute_async_script(READ_AVATARS, avatar("fetch"), avatar("img"))
-    assert "error" not in out and out["status"] == 200 and out["redirected"], (phase, out)
-    path = urlsplit(out["url"]).path          # fetch() lists no SVG: the identity's 64 px PNG
-    assert path in identity_locations(manifest) and (out["type"], out["width"], out["height"]) == ("image/png", 64, 64), out
-    assert out["bytes"] == (stack.images_dir / path.lstrip("/")).stat().st_size, (phase, out)
-    assert out["canvas"]["width"] == 80 and out["canvas"]["colours"] > 20, f"{phase}: a blank fox? {out}"   # an <img>: the SVG
-    assert out["timing"] and all(t["transferSize"] > 0 and t["redirectEnd"] > 0 for t in out["timing"]), out
-    driver.get(pages[1])
-    urls = [f"{stack.https_origin()}/?s=64&u={phase}", f"{stack.https_origin()}/?s=64&{phase}", avatar("coep")]
-    shown = driver.execute_async_script(SHOW_AVATARS, urls)
-    assert shown == {"isolated": True, "widths": [80, 64, 80]}, (phase, shown)   # the keyed ones: SVGs
-
-
-def test_another_origin_reads_draws_and_embeds_avatars(loopback, manifest, browser, other_origin):
-    try:
-        use_from_another_origin(loopback, manifest, browser, other_origin, "up")
-    finally:
-        browser.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})

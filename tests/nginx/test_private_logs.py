@@ -14,14 +14,26 @@ import urllib.parse
 import pytest
 
 import loopback
-from stack.private_values import (FORWARDED_FOR, FULL_KEEPS, KEY, MD5, REFERER, SECRETS, SHA256, UNKNOWN,
-                                   USER_AGENT)
 from stack.stacks import NGINX_DIR, LoopbackStack, free_ports
 
 CLIENT = "127.0.0.23"                       # not 127.0.0.1: the upstream's address is in the logs
-# The values sent (tests/stack/private_values.py), and this client's own address.
-SECRETS = {**SECRETS, "client address": CLIENT}
-FULL_KEEPS = FULL_KEEPS + ["client address"]
+KEY = "fox.private.key@example.org"
+MD5 = "8f14e45fceea167a5a36dedd4bea2543"
+SHA256 = "c2f8a1d7e3b94f60a5d2e7c1b8f09a3d4e6c2b1a0f9e8d7c6b5a4f3e2d1c0b9a"
+REFERER = "https://forge.example/profile/private-referer-page"
+USER_AGENT = "PrivateAgent/7.7"
+FORWARDED_FOR = "203.0.113.77"
+UNKNOWN = "/private-unknown-path-4c6f67"   # a 404 path can carry anything
+# Every value that must stay out of the logs, in each form a log could write it.
+SECRETS = {
+    "key": KEY, "key URL-encoded": urllib.parse.quote(KEY, safe=""), "key's local part": "fox.private.key",
+    "MD5": MD5, "MD5 upper case": MD5.upper(), "SHA-256": SHA256, "SHA-256 upper case": SHA256.upper(),
+    "Referer": REFERER, "Referer's page": "private-referer-page", "User-Agent": USER_AGENT,
+    "X-Forwarded-For": FORWARDED_FOR, "unknown path": UNKNOWN, "client address": CLIENT,
+}
+# What anonymous may not keep but full must: the values full writes as sent (the rest are other spellings).
+FULL_KEEPS = ["key URL-encoded", "MD5", "MD5 upper case", "SHA-256", "Referer", "User-Agent", "unknown path",
+              "client address"]
 
 REQUESTS = [(f"/?u={urllib.parse.quote(KEY, safe='')}&s=80", True), (f"/?s=64&u={KEY}", True), (f"/?u={MD5}", True),
             (f"/avatar/{MD5}", True), (f"/avatar/{MD5.upper()}.png?s=40", True), (f"/avatar/{SHA256}.jpg?d=identicon", True),

@@ -17,7 +17,6 @@ Environment (from run.sh): OWNER_CHECKOUT, OWNER_SERVER (the directory the check
 COMPOSE_PROJECT_NAME, AVATAR_HTTPS_PORT, AVATAR_HTTP_PORT, PEBBLE_BIN, PEBBLE_CHALLTESTSRV_BIN."""
 import hashlib
 import os
-import socket
 import ssl
 import sys
 import threading
@@ -25,13 +24,12 @@ import time
 from pathlib import Path
 
 import pytest
-import requests
 from PIL import Image, ImageDraw
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "compose"))
 import acme  # noqa: E402  (Pebble on this host)
-from compose_helpers import compose, docblocks, served_certificate, wait_for  # noqa: E402
+from compose_helpers import compose, docblocks, prometheus, served_certificate, tls_get, wait_for  # noqa: E402
 
 NAME = "avatar.example.org"
 PEOPLE = ["ada@example.org", "grace@example.org", "linus@example.org"]
@@ -47,26 +45,9 @@ def block(page, text):
     return index
 
 
-def request(path, trust=None, accept="*/*"):
-    """GET https://NAME:PORT/path on a new connection to 127.0.0.1: (status, Location, Content-Type).
-    trust: a CA file the certificate must chain to for NAME; None takes any certificate."""
-    if trust:
-        ctx = ssl.create_default_context(cafile=trust)
-    else:
-        ctx = ssl.create_default_context()
-        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
-    port = int(os.environ["AVATAR_HTTPS_PORT"])
-    with socket.create_connection(("127.0.0.1", port), 5) as raw, ctx.wrap_socket(raw, server_hostname=NAME) as tls:
-        tls.sendall(f"GET {path} HTTP/1.1\r\nHost: {NAME}:{port}\r\nAccept: {accept}\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while chunk := tls.recv(65536):
-            data += chunk
-    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
-    fields = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:])}
-    location = fields.get("location", "")
-    if location.startswith("https://"):
-        location = "/" + location.split("/", 3)[3]
-    return int(head[0].split()[1]), location, fields.get("content-type", "")
+def request(path, trust=None):
+    """(status, Location, Content-Type) of GET https://NAME:PORT/path (compose_helpers.tls_get)."""
+    return tls_get(int(os.environ["AVATAR_HTTPS_PORT"]), path, NAME, trust)
 
 
 class Visitor(threading.Thread):
@@ -143,7 +124,7 @@ class Owner:
         for address, pictures in self.people.items():
             assert (self.person(address, "md5"), self.person(address, "sha256")) == pictures, (step, address)
         if self.monitoring:
-            firing = [a["labels"]["alertname"] for a in acme.prometheus("alerts")["alerts"] if a["state"] == "firing"]
+            firing = [a["labels"]["alertname"] for a in prometheus("alerts")["alerts"] if a["state"] == "firing"]
             assert not firing, (step, firing)
         print(f"owner: after {step}: certificate trusted for {NAME}, {len(self.people)} people unchanged"
               f"{', no alert firing' if self.monitoring else ''}")
@@ -169,7 +150,7 @@ def test_an_owners_server_lived_in(tmp_path_factory):
     # Pebble in Let's Encrypt's place: its directory and the CA of its HTTPS come from the environment
     env = dict(os.environ, AVATAR_ACME_DIRECTORY=pebble.directory, AVATAR_ACME_CA_FILE=str(pebble.ca_file),
                AVATAR_PROMETHEUS_PORT=str(acme.free_port()), HOME=str(home))
-    os.environ["AVATAR_PROMETHEUS_PORT"] = env["AVATAR_PROMETHEUS_PORT"]   # acme.prometheus reads it
+    os.environ["AVATAR_PROMETHEUS_PORT"] = env["AVATAR_PROMETHEUS_PORT"]   # prometheus() reads it
     owner = Owner(checkout, env, pebble, str(pebble.root))
     visitor = Visitor()
     visitor.start()
@@ -186,8 +167,8 @@ def test_an_owners_server_lived_in(tmp_path_factory):
         owner.monitoring = True
 
         def probed():
-            success = acme.prometheus("query", query='probe_success{job="fox-avatar-probe"}')["result"]
-            expiry = acme.prometheus("query", query='probe_ssl_earliest_cert_expiry{job="fox-avatar-probe"}')["result"]
+            success = prometheus("query", query='probe_success{job="fox-avatar-probe"}')["result"]
+            expiry = prometheus("query", query='probe_ssl_earliest_cert_expiry{job="fox-avatar-probe"}')["result"]
             served = acme.not_after(served_certificate(int(os.environ["AVATAR_HTTPS_PORT"]), NAME))
             return (success and all(s["value"][1] == "1" for s in success)
                     and expiry and all(int(float(e["value"][1])) == served for e in expiry))

@@ -8,24 +8,14 @@ import pytest
 # well as on the image, and pages isolated with COEP require-corp.
 CORS = {"access-control-allow-origin": ["*"], "timing-allow-origin": ["*"],
         "cross-origin-resource-policy": ["cross-origin"]}
-NAMES = [*CORS, "strict-transport-security", "x-content-type-options", "alt-svc"]
-
-
-def header_set(r):
-    """The CORS and security headers of an answer, as sent (name -> list of values)."""
-    return {name: r.headers.get(name, []) for name in NAMES}
-
-
-def assert_cors_headers(r, what=""):
-    got = {name: r.headers.get(name, []) for name in CORS}
-    assert got == CORS, f"{what} {r.status}: {got}"
 
 
 def assert_header_set(stack, r, https=True, what=""):
     """CORS, nosniff, and over HTTPS HSTS (never over plain HTTP: RFC 6797 7.2) and the Alt-Svc
     AVATAR_HTTP3 asks for; each once."""
     where = f"{what} {r.status}"
-    assert_cors_headers(r, what)
+    got = {name: r.headers.get(name, []) for name in CORS}
+    assert got == CORS, f"{where}: {got}"
     assert r.headers.get("x-content-type-options") == ["nosniff"], f"{where}: {r.headers}"
     hsts = r.headers.get("strict-transport-security", [])
     alt_svc = r.headers.get("alt-svc", [])

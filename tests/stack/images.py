@@ -54,12 +54,6 @@ def redirect_entry(stack, manifest, response):
     return entry
 
 
-def identity_locations(manifest):
-    """Every location of a drawn set's identities (and of d=mp, d=blank), as the avatar URL names them."""
-    vs = manifest.variants
-    return {"/" + p.removesuffix(".gz") for p in vs.paths(manifest.foxes)} if vs else set()
-
-
 def assert_served_identity(stack, location, size=None):
     """An identity's file as a client gets it with gzip: the SVG gzipped, or a PNG of size px; immutable."""
     r = get(stack, location, headers={"Accept-Encoding": "gzip"})

@@ -67,10 +67,6 @@ def test_plain_http_redirects_permanently_to_https_same_host_path_and_port(stack
     assert_header_set(stack, r, https=False, what="port 80's 308")
 
 
-def test_port_80_serves_acme_challenges_instead_of_redirecting(stack):
-    assert get(stack, "/.well-known/acme-challenge/no-such-token", https=False).status == 404
-
-
 def test_http2_is_negotiated(stack):
     with tls_socket(stack, tls_context(stack, alpn=["h2", "http/1.1"])) as s:
         assert s.selected_alpn_protocol() == "h2"

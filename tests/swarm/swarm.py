@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 
 import requests
+from settle import until
 
 STACK = "fox-avatar"
 
@@ -54,15 +55,13 @@ class Swarm:
         return [tuple(line.split("\t")) for line in out.splitlines() if line.strip()]
 
     def wait_converged(self, service, replicas, timeout=240):
-        deadline = time.monotonic() + timeout
-        while True:
+        def converged():
             tasks = self.tasks(service)
             state = self.manager.docker("service", "inspect", "-f", "{{if .UpdateStatus}}{{.UpdateStatus.State}}{{end}}",
                                         f"{STACK}_{service}").stdout.strip()
-            if len(tasks) == replicas and all(s.startswith("Running") for _, s in tasks) and state in ("", "completed"):
-                return sorted(n for n, _ in tasks)
-            assert time.monotonic() < deadline, f"{service}: not converged in {timeout} s: {state!r} {tasks}"
-            time.sleep(1)
+            ok = len(tasks) == replicas and all(s.startswith("Running") for _, s in tasks) and state in ("", "completed")
+            return ok and sorted(n for n, _ in tasks)
+        return until(converged, f"{service} converged to {replicas} running tasks", timeout, 1)
 
 
 def avatar(ip, port=443, path="/?s=64"):
@@ -101,7 +100,8 @@ class Load:
         return self
 
     def __exit__(self, *exc):
-        time.sleep(2)
+        after = self.requests     # visitors keep asking until every node has answered again
+        until(lambda: self.requests >= after + 3 * len(self.nodes), "answers after the change", 30)
         self.done.set()
         for t in self.threads:
             t.join(15)
