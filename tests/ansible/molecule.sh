@@ -23,8 +23,8 @@ FOX_PEBBLE_BIN=$(pebble_ready) || die "Pebble could not be installed (tools/dock
 FOX_PEBBLE_CERTS=$(pebble_certs_dir) || die "Pebble's test certificates not found"
 export FOX_PEBBLE_BIN FOX_PEBBLE_CERTS NO_COLOR=1 PY_COLORS=0
 molecule --version 2>/dev/null | head -n 1
-# The fox set's keyed identities, which split and beside take from images/ as `make images` leaves
-# them (drawn once, about two minutes; fresh's checkout has none: its playbook draws them).
+# The fox set's keyed identities beside it, as `make identities` leaves them, for split, beside and
+# preflight (fresh's checkout draws its own: docs/ansible.md's block runs `make identities`).
 python3 images/identities.py images || die "images/identities.py images failed"
 WORK=$(mktemp -d /tmp/fox-molecule.XXXXXX)
 [ -n "${MOLECULE_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
