@@ -10,13 +10,26 @@
 # At most MOLECULE_PARALLEL (2) at once, started in the order of MOLECULE_SCENARIOS (default above).
 # FOX_MOLECULE_PREFIX names the containers and networks (default foxmol); MOLECULE_KEEP=1 keeps the
 # hosts and files of a failed run.
-. "$(dirname "$0")/lib.sh"
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+START=$SECONDS
+. tools/apt.sh
+. tools/docker.sh
+. tests/lib/checks.sh
+die() { echo "$0: $*" >&2; exit 1; }
 RUNS=(${MOLECULE_SCENARIOS:-split beside fresh preflight})
 PARALLEL=${MOLECULE_PARALLEL:-2}
 [[ $PARALLEL =~ ^[1-9][0-9]*$ ]] || die "MOLECULE_PARALLEL: '$PARALLEL' is not a positive number"
 
 section "prerequisites"
-ansible_prerequisites
+apt_need openssl curl
+. tools/venv.sh
+command -v ansible-playbook >/dev/null || die "ansible-playbook missing after venv setup"
+[ -f app/target/avatar.jar ] || make -s build || die "make build failed"
+docker_engine_ready || die "no Docker engine"
+export ANSIBLE_CONFIG=$ROOT/ansible/ansible.cfg ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_DEPRECATION_WARNINGS=false
+ansible-playbook --version 2>/dev/null | awk 'NR == 1'
 for suite in bookworm trixie; do systemd_image_ready "$suite" || die "no $suite systemd image"; done
 trixie_client_ready >/dev/null || die "no Debian 13 client image (tools/docker.sh trixie_client_ready)"
 FOX_PEBBLE_BIN=$(pebble_ready) || die "Pebble could not be installed (tools/docker.sh pebble_ready)"
