@@ -1,5 +1,5 @@
 """The beside scenario's verifier: one Debian 12 host in every group, the owner's sites beside ours,
-the roles from the collection's tarball as docs/ansible.md builds and installs it."""
+the role from the collection's tarball as docs/ansible.md builds and installs it."""
 import subprocess
 import sys
 from pathlib import Path
