@@ -10,21 +10,34 @@
 # At most MOLECULE_PARALLEL (2) at once, started in the order of MOLECULE_SCENARIOS (default above).
 # FOX_MOLECULE_PREFIX names the containers and networks (default foxmol); MOLECULE_KEEP=1 keeps the
 # hosts and files of a failed run.
-. "$(dirname "$0")/lib.sh"
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+START=$SECONDS
+. tools/apt.sh
+. tools/docker.sh
+. tests/lib/checks.sh
+die() { echo "$0: $*" >&2; exit 1; }
 RUNS=(${MOLECULE_SCENARIOS:-split beside fresh preflight})
 PARALLEL=${MOLECULE_PARALLEL:-2}
 [[ $PARALLEL =~ ^[1-9][0-9]*$ ]] || die "MOLECULE_PARALLEL: '$PARALLEL' is not a positive number"
 
 section "prerequisites"
-ansible_prerequisites
+apt_need openssl curl
+. tools/venv.sh
+command -v ansible-playbook >/dev/null || die "ansible-playbook missing after venv setup"
+[ -f app/target/avatar.jar ] || make -s build || die "make build failed"
+docker_engine_ready || die "no Docker engine"
+export ANSIBLE_CONFIG=$ROOT/ansible/ansible.cfg ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 ANSIBLE_DEPRECATION_WARNINGS=false
+ansible-playbook --version 2>/dev/null | awk 'NR == 1'
 for suite in bookworm trixie; do systemd_image_ready "$suite" || die "no $suite systemd image"; done
 trixie_client_ready >/dev/null || die "no Debian 13 client image (tools/docker.sh trixie_client_ready)"
 FOX_PEBBLE_BIN=$(pebble_ready) || die "Pebble could not be installed (tools/docker.sh pebble_ready)"
 FOX_PEBBLE_CERTS=$(pebble_certs_dir) || die "Pebble's test certificates not found"
 export FOX_PEBBLE_BIN FOX_PEBBLE_CERTS NO_COLOR=1 PY_COLORS=0
 molecule --version 2>/dev/null | head -n 1
-# The fox set's keyed identities, which split and beside take from images/ as `make images` leaves
-# them (drawn once, about two minutes; fresh's checkout has none: its playbook draws them).
+# The fox set's keyed identities beside it, as `make identities` leaves them, for split, beside and
+# preflight (fresh's checkout draws its own: docs/ansible.md's block runs `make identities`).
 python3 images/identities.py images || die "images/identities.py images failed"
 WORK=$(mktemp -d /tmp/fox-molecule.XXXXXX)
 [ -n "${MOLECULE_KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT

@@ -1,5 +1,7 @@
 """What the Molecule scenarios' verifiers share (each scenario's tests/conftest.py imports it).
 
+  host, addr (fixtures)            the scenario's one test host (its platform) and its address
+  wait_for(probe, timeout)         probe() until it answers something true
   playbook(name, *args, extra_vars=, env=, site=)   ansible/site.yml (or the installed collection's
                                    fox_avatar.deploy.site) against the scenario's inventory; a Run
   Run                              rc, log, recap, clean, unchanged, excerpt()
@@ -18,8 +20,28 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[3]
 RECAP = re.compile(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
+
+
+@pytest.fixture(scope="session")
+def host():
+    return os.environ.get("FOX_MOLECULE_PREFIX", "foxmol") + "-" + os.environ["MOLECULE_SCENARIO_NAME"]
+
+
+@pytest.fixture(scope="session")
+def addr(host):
+    return host_ip(host)
+
+
+def wait_for(probe, timeout: float = 60, interval: float = 1):
+    """probe() until it returns something true or TIMEOUT seconds pass; its last value."""
+    deadline = time.monotonic() + timeout
+    while not (value := probe()) and time.monotonic() < deadline:
+        time.sleep(interval)
+    return value
 
 
 def inventory() -> str:

@@ -5,13 +5,12 @@
 #   SRC | fox_avatar.deploy.image_set                 the Nginx template's avatar_image_set (its maps, as data)
 #   SRC | fox_avatar.deploy.image_set_drawing         its identities' directory, i/HASH ('' for a set without)
 #   FILE | fox_avatar.deploy.people_problem(SRC)      '' for no file or a list the set SRC can show, else why not
-#   FILE | fox_avatar.deploy.people(SRC)              the Nginx template's avatar_people ([] for no file)
 import os
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.contract import MANIFEST
 from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.manifest import ManifestError, read_manifest
-from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.nginx import people_rows, template_data
+from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.nginx import template_data
 from ansible_collections.fox_avatar.deploy.plugins.plugin_utils.imageset.people import PeopleError, read_people
 
 
@@ -62,14 +61,7 @@ def people_problem(path, src):
     return ""
 
 
-def people(path, src):
-    try:
-        return people_rows(_people(path, src))
-    except PeopleError as e:
-        raise AnsibleFilterError(f"fox_avatar_images_people_file: {e}") from None
-
-
 class FilterModule:
     def filters(self):
         return {"image_set": image_set, "image_set_files": image_set_files, "image_set_problem": image_set_problem,
-                "image_set_drawing": image_set_drawing, "people": people, "people_problem": people_problem}
+                "image_set_drawing": image_set_drawing, "people_problem": people_problem}

@@ -1,6 +1,5 @@
 """The beside scenario's verifier: one Debian 12 host in every group, the owner's sites beside ours,
-the roles from the collection's tarball as docs/ansible.md builds and installs it."""
-import os
+the role from the collection's tarball as docs/ansible.md builds and installs it."""
 import subprocess
 import sys
 from pathlib import Path
@@ -13,18 +12,9 @@ sys.path[:0] = [str(HERE), str(HERE.parents[1] / "shared"), str(HERE.parents[3] 
 
 import docblocks  # noqa: E402
 import foxmol  # noqa: E402
+from foxmol import addr, host  # noqa: E402,F401 (the shared fixtures)
 
 SITE = "avatar.test"
-
-
-@pytest.fixture(scope="session")
-def host():
-    return os.environ.get("FOX_MOLECULE_PREFIX", "foxmol") + "-beside"
-
-
-@pytest.fixture(scope="session")
-def addr(host):
-    return foxmol.host_ip(host)
 
 
 @pytest.fixture(scope="session")

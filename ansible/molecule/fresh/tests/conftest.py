@@ -13,18 +13,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "shared"))
 import foxmol  # noqa: E402
+from foxmol import addr, host  # noqa: E402,F401 (the shared fixtures)
 
 SITE = "avatar.example.org"
-
-
-@pytest.fixture(scope="session")
-def host():
-    return os.environ.get("FOX_MOLECULE_PREFIX", "foxmol") + "-fresh"
-
-
-@pytest.fixture(scope="session")
-def addr(host):
-    return foxmol.host_ip(host)
 
 
 @pytest.fixture(scope="session")

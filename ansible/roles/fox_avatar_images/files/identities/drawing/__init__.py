@@ -1,1 +1,0 @@
-../../../../../../images/drawing/__init__.py

@@ -1,1 +1,0 @@
-../../../../../../images/drawing/fox.py

@@ -1,1 +1,0 @@
-../../../../../images/identities.py
