@@ -6,7 +6,7 @@
 # a new ECDSA P-256 pair, valid SELFSIGNED_DAYS (365), for the NAMEs (CN: the first; subjectAltName:
 # IP: for an address, DNS: for a name), key 0600, certificate 0644, each moved into place whole.
 # Prints one line on stdout when it made a pair, nothing when it kept one; an error is one line on
-# stderr and a non-zero exit. Used by compose's Nginx start and by the Ansible role fox_avatar_tls
+# stderr and a non-zero exit. Used by compose's Nginx start and by the Ansible role fox_avatar
 # (at each run and by its daily renewal timer): one policy for every deployment.
 set -euo pipefail
 
