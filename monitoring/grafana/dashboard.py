@@ -161,7 +161,7 @@ def build():
     # The description first: the file says what made it in its first line. A line per setting and
     # per panel: a change to one panel is a change to one line.
     board = {"description": built.pop("description"), **built}
-    lines = [f'"panels": [\n' + ",\n".join(json.dumps(p) for p in v) + "]" if k == "panels"
+    lines = ['"panels": [\n' + ",\n".join(json.dumps(p) for p in v) + "]" if k == "panels"
              else f"{json.dumps(k)}: {json.dumps(v)}" for k, v in board.items()]
     return "{" + ",\n".join(lines) + "}\n"
 
