@@ -7,12 +7,11 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** A drawn set's keyed answers over real HTTP: the key's identity, an SVG for browsers, else a PNG. */
 class IdentitiesTest extends ServerOverHttp {
-    private static final int[] BUCKETS = TestImages.buckets(IntStream.rangeClosed(1, FOXES).mapToObj(n -> "Renard-" + n).toList());
+    private static final int[] BUCKETS = TestImages.buckets(FOXES);
 
     URI startDrawn() throws Exception {
         TestImages.create(dir, FOXES);

@@ -59,8 +59,8 @@ final class TestImages {
             Files.write(dir.resolve("Renard-" + fox + ".png"), new byte[] {(byte) fox});
             lines.add("legacy\tRenard-" + fox + ".png\t" + fox + "\t256\tpng");
         }
-        lines.add("buckets\t" + java.util.stream.IntStream.range(0, KeyBuckets.BUCKETS)
-                .mapToObj(b -> String.valueOf(b % foxes + 1)).collect(java.util.stream.Collectors.joining(" ")));
+        lines.add("buckets\t" + java.util.stream.IntStream.of(buckets(foxes)).mapToObj(String::valueOf)
+                .collect(java.util.stream.Collectors.joining(" ")));
         writeManifest(dir, lines);
         return lines;
     }
@@ -74,13 +74,9 @@ final class TestImages {
         return Integer.MAX_VALUE;
     }
 
-    /**
-     * The fixture's bucket table (what {@link #create} writes) for the pictures named by ids: bucket b
-     * goes to picture b % N + 1. The sidecar reads whatever table the manifest gives (how
-     * imageset/buckets.py fills it is tested there), so the fixture's only needs every picture in it.
-     */
-    static int[] buckets(List<String> ids) {
-        return java.util.stream.IntStream.range(0, KeyBuckets.BUCKETS).map(b -> b % ids.size() + 1).toArray();
+    /** The bucket table {@link #create} writes for that many pictures: bucket b goes to picture b % N + 1. */
+    static int[] buckets(int pictures) {
+        return java.util.stream.IntStream.range(0, KeyBuckets.BUCKETS).map(b -> b % pictures + 1).toArray();
     }
 
     /** The variants record {@link #addVariants} writes: 80 identities a picture, PNGs at 64, 256 and 512 px. */
