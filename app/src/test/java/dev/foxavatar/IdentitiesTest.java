@@ -62,14 +62,11 @@ class IdentitiesTest extends ServerOverHttp {
 
     @Test
     void identities_are_counted_as_svg_or_png() throws Exception {
-        TestImages.create(dir, FOXES);
-        TestImages.addVariants(dir);
-        ImageManifest manifest = ImageManifest.load(dir);
-        RequestMetrics counted = new RequestMetrics(manifest, "0123456789ab");
-        URI base = start(Routes.avatarPort(manifest, PeopleList.NONE, false, counted));
+        URI base = startDrawn();
         send("GET", base.resolve("/?u=a"), "Accept", CHROMIUM);
         send("GET", base.resolve("/avatar/" + "ab".repeat(16)), "Accept", "*/*");
-        Scrape s = Scrape.whenCounted(counted, 2);
+        URI metrics = URI.create("http://127.0.0.1:" + server.metricsPort() + "/metrics");
+        Scrape s = Scrape.whenCounted(() -> send("GET", metrics).body(), 2);
         assertEquals(1, s.value("fox_avatar_requests_total", "route=\"keyed\"", "status=\"302\"", "format=\"svg\""));
         assertEquals(1, s.value("fox_avatar_requests_total", "route=\"gravatar\"", "status=\"302\"", "format=\"png\""));
     }

@@ -62,7 +62,7 @@ abstract class ServerOverHttp {
     /** A fresh service (its own manifest read, tables and Undertow) on the images already in dir. */
     URI startOnExistingImages(String flags) throws Exception {
         Settings settings = settings(flags);
-        ImageManifest images = ImageManifest.load(dir);
+        ImageManifest images = ManifestReader.read(dir);
         return start(AvatarServer.of(settings, images, PeopleList.read(settings.people(), settings.peopleSetting(), images)));
     }
 
@@ -103,10 +103,6 @@ abstract class ServerOverHttp {
         Matcher m = Pattern.compile("/" + TestImages.LOCATION).matcher(location);
         assertTrue(m.matches(), location);
         return m;
-    }
-
-    static int fox(HttpResponse<?> response) {
-        return Integer.parseInt(location(response).group(1));
     }
 
     /**

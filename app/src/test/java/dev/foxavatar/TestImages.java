@@ -79,12 +79,12 @@ final class TestImages {
         return java.util.stream.IntStream.range(0, KeyBuckets.BUCKETS).map(b -> b % pictures + 1).toArray();
     }
 
-    /** The variants record {@link #addVariants} writes: 80 identities a picture, PNGs at 64, 256 and 512 px. */
-    static final String VARIANTS = "variants\ti/0123456789\tRenard\t80\t64 256 512";
-
-    /** Adds the keyed identities' record to dir's manifest (their files are never read: drawn where served). */
+    /**
+     * Adds the keyed identities' record to dir's manifest: 80 identities a picture, PNGs at 64, 256 and 512 px
+     * (their files are never read: drawn where served).
+     */
     static void addVariants(Path dir) throws IOException {
-        Files.writeString(dir.resolve(ManifestReader.FILE), VARIANTS + "\n", StandardCharsets.UTF_8,
+        Files.writeString(dir.resolve(ManifestReader.FILE), "variants\ti/0123456789\tRenard\t80\t64 256 512\n", StandardCharsets.UTF_8,
                 java.nio.file.StandardOpenOption.APPEND);
     }
 
