@@ -23,7 +23,6 @@ import java.util.List;
 record ImageManifest(List<Format> formats, int keyedMaxAge, int maxKeyLength, int defaultSize, int[] foxes,
         int[] sizes, String[][][] paths, int[] largest, int[] buckets, Variants variants) {
 
-    /** A {@code format} line: extension and media type. */
     public record Format(String extension, String mediaType) {
     }
 

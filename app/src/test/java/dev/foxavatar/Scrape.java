@@ -52,7 +52,6 @@ final class Scrape {
         }, requests);
     }
 
-    /** The sum of every series of a family. */
     double sum(String name) {
         return body.lines().filter(l -> l.startsWith(name + "{") || l.startsWith(name + " "))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
