@@ -119,7 +119,6 @@ public final class AvatarRedirectHandler implements HttpHandler {
                 key == AvatarQuery.NONE ? RequestMetrics.RANDOM : RequestMetrics.KEYED);
     }
 
-    /** The ladder the size indexes refer to. */
     SizeLadder ladder() {
         return ladder;
     }

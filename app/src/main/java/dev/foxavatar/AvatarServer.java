@@ -17,7 +17,6 @@ public final class AvatarServer {
     static final int MAX_HEADERS = 64;
     /** Nothing we serve takes a body: a request that announces a longer one is closed unanswered. */
     static final long MAX_ENTITY_SIZE = 1024;
-    /** A request must arrive whole within this. */
     static final int REQUEST_PARSE_TIMEOUT_MS = 10_000;
     /**
      * An idle keep-alive connection is closed after this. Longer than Nginx's upstream keepalive_timeout
@@ -93,7 +92,6 @@ public final class AvatarServer {
         undertow.start();
     }
 
-    /** The avatar listener's port as bound. */
     public int port() {
         return ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
     }

@@ -15,9 +15,6 @@ final class FormatChooser {
 
     /** @param mediaTypes one per format, in order of preference; the last is never matched */
     FormatChooser(List<String> mediaTypes) {
-        if (mediaTypes.isEmpty()) {
-            throw new IllegalArgumentException("no format");
-        }
         types = mediaTypes.subList(0, mediaTypes.size() - 1).toArray(String[]::new);
     }
 

@@ -19,7 +19,6 @@ final class GravatarSize {
         this.defaultIndex = ladder.index(DEFAULT);
     }
 
-    /** The ladder index for the raw query string. */
     int index(String query) {
         int requested = AvatarQuery.size(query);
         return requested >= 1 && requested <= MAX ? ladder.index(requested) : defaultIndex;

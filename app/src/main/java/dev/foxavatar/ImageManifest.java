@@ -1,6 +1,5 @@
 package dev.foxavatar;
 
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -24,7 +23,6 @@ import java.util.List;
 record ImageManifest(List<Format> formats, int keyedMaxAge, int maxKeyLength, int defaultSize, int[] foxes,
         int[] sizes, String[][][] paths, int[] largest, int[] buckets, Variants variants) {
 
-    /** A {@code format} line: extension and media type. */
     public record Format(String extension, String mediaType) {
     }
 
@@ -65,11 +63,6 @@ record ImageManifest(List<Format> formats, int keyedMaxAge, int maxKeyLength, in
         paths = copy(paths);
         largest = largest.clone();
         buckets = buckets.clone();
-    }
-
-    /** Reads and checks {@code directory/manifest.tsv} and the files it lists ({@link ManifestReader}). */
-    static ImageManifest load(Path directory) throws ManifestException {
-        return ManifestReader.read(directory);
     }
 
     private static String[][][] copy(String[][][] table) {

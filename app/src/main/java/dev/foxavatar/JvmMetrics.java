@@ -53,7 +53,9 @@ final class JvmMetrics {
             TextFormat.sample(out, "jvm_gc_collection_seconds_count", "gc", gc.getName(), gc.getCollectionCount());
             TextFormat.sample(out, "jvm_gc_collection_seconds_sum", "gc", gc.getName(), gc.getCollectionTime() / 1e3);
         }
-        bufferPools(out);
+        pool(out, "jvm_buffer_pool_used_bytes", "Used bytes of a given JVM buffer pool.", BufferPoolMXBean::getMemoryUsed);
+        pool(out, "jvm_buffer_pool_capacity_bytes", "Bytes capacity of a given JVM buffer pool.", BufferPoolMXBean::getTotalCapacity);
+        pool(out, "jvm_buffer_pool_used_buffers", "Used buffers of a given JVM buffer pool.", BufferPoolMXBean::getCount);
         gauge(out, "jvm_threads_current", "Current thread count of a JVM", threads.getThreadCount());
         gauge(out, "jvm_threads_daemon", "Daemon thread count of a JVM", threads.getDaemonThreadCount());
         gauge(out, "jvm_threads_peak", "Peak thread count of a JVM", threads.getPeakThreadCount());
@@ -120,12 +122,6 @@ final class JvmMetrics {
             case 2 -> u.getMax();
             default -> u.getInit();
         };
-    }
-
-    private void bufferPools(StringBuilder out) {
-        pool(out, "jvm_buffer_pool_used_bytes", "Used bytes of a given JVM buffer pool.", BufferPoolMXBean::getMemoryUsed);
-        pool(out, "jvm_buffer_pool_capacity_bytes", "Bytes capacity of a given JVM buffer pool.", BufferPoolMXBean::getTotalCapacity);
-        pool(out, "jvm_buffer_pool_used_buffers", "Used buffers of a given JVM buffer pool.", BufferPoolMXBean::getCount);
     }
 
     private void pool(StringBuilder out, String name, String help, ToLongFunction<BufferPoolMXBean> value) {

@@ -8,18 +8,13 @@ package dev.foxavatar;
  * come and go (imageset/buckets.py).
  */
 final class KeyBuckets {
-    /** How many buckets a manifest's table has. */
     static final int BUCKETS = 10_000;
     /** split_clients' width of a 0.01 % part: floor(0xffffffff / BUCKETS). */
     static final long PART = 0xffffffffL / BUCKETS;
-    /** The picture index (0-based) of each bucket. */
     private final int[] buckets;
 
-    /** @param buckets the picture index of each of the {@link #BUCKETS} buckets */
+    /** @param buckets the picture index of each of the {@link #BUCKETS} buckets (ManifestReader checks the count) */
     KeyBuckets(int[] buckets) {
-        if (buckets.length != BUCKETS) {
-            throw new IllegalArgumentException(BUCKETS + " buckets, got " + buckets.length);
-        }
         this.buckets = buckets.clone();
     }
 

@@ -11,11 +11,8 @@ final class KeyVariants {
     private final int count;
     private final long part;
 
-    /** @param count a divisor of {@link KeyBuckets#BUCKETS} (whole hundredths of a percent each) */
+    /** @param count a divisor of {@link KeyBuckets#BUCKETS} (whole hundredths of a percent each; ManifestReader checks it) */
     KeyVariants(int count) {
-        if (count < 1 || KeyBuckets.BUCKETS % count != 0) {
-            throw new IllegalArgumentException("variant count " + count);
-        }
         this.count = count;
         this.part = 0xffffffffL / count;
     }

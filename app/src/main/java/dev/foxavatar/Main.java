@@ -1,6 +1,9 @@
 package dev.foxavatar;
 
+import java.io.IOException;
 import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
@@ -14,7 +17,6 @@ public final class Main {
     static final int EXIT_USAGE = 2;
     /** Exit status when the server cannot start (port in use, ...). */
     static final int EXIT_START = 1;
-    /** How long a stop waits for requests in flight. */
     static final long SHUTDOWN_GRACE_MILLIS = 5_000;
 
     private Main() {
@@ -35,7 +37,7 @@ public final class Main {
         PeopleList people;
         try {
             settings = Settings.parse(Arrays.asList(args), System.getenv());
-            images = ImageManifest.load(settings.images());
+            images = ManifestReader.read(settings.images());
             people = PeopleList.read(settings.people(), settings.peopleSetting(), images);
         } catch (Settings.HelpRequested help) {
             System.out.print(Settings.usage());
@@ -68,9 +70,10 @@ public final class Main {
         // Each address is tried before Undertow binds any: a taken one is then named with the setting
         // that chose it (--metrics-port, AVATAR_METRICS_PORT, ...), never guessed from a half-started server.
         for (Settings.Listener listener : settings.listeners()) {
-            String problem = BindProbe.problem(listener);
-            if (problem != null) {
-                return problem;
+            try (ServerSocket probe = new ServerSocket()) {
+                probe.bind(new InetSocketAddress(listener.address(), listener.port())); // released again at once
+            } catch (IOException taken) {
+                return "cannot listen on " + listener + ": " + taken.getMessage();
             }
         }
         try {

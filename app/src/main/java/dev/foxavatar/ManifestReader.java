@@ -32,7 +32,6 @@ import static dev.foxavatar.KeyBuckets.BUCKETS;
  * ladder, and the buckets naming its pictures. Any fault is a {@link ManifestException}.
  */
 final class ManifestReader {
-    /** The manifest's name in an images directory. */
     static final String FILE = "manifest.tsv";
     private static final int MAX_FOX = 9999;
     private static final int MAX_SIZE = 4096;

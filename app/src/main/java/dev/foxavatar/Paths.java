@@ -22,12 +22,10 @@ final class Paths implements HttpHandler {
         this.other = other;
     }
 
-    /** The path {@code path} exactly. */
     static Route exact(String path, HttpHandler handler) {
         return new Route(path, false, handler);
     }
 
-    /** Every path that starts with {@code prefix}. */
     static Route prefix(String prefix, HttpHandler handler) {
         return new Route(prefix, true, handler);
     }

@@ -87,7 +87,6 @@ final class PeopleList {
         return null;
     }
 
-    /** How many hashes are listed. */
     int size() {
         return hashes.length;
     }

@@ -42,17 +42,17 @@ final class Routes {
      * count their own answers in {@code metrics}; every other answer is counted here.
      */
     static HttpHandler avatarPort(HttpHandler avatar, HttpHandler gravatar, HttpHandler health, RequestMetrics metrics) {
-        HttpHandler refusedOnAvatar = counted(metrics, RequestMetrics.RANDOM, GetOrHeadOnly.METHOD_NOT_ALLOWED);
-        HttpHandler refusedOnGravatar = counted(metrics, RequestMetrics.GRAVATAR, GetOrHeadOnly.METHOD_NOT_ALLOWED);
+        HttpHandler refusedOnAvatar = new CountedAnswers(metrics, RequestMetrics.RANDOM, GetOrHeadOnly.METHOD_NOT_ALLOWED);
+        HttpHandler refusedOnGravatar = new CountedAnswers(metrics, RequestMetrics.GRAVATAR, GetOrHeadOnly.METHOD_NOT_ALLOWED);
         return new Paths(
                 guarded("another path", metrics, RequestMetrics.OTHER,
-                        counted(metrics, RequestMetrics.OTHER, EmptyAnswer.NOT_FOUND)),
+                        new CountedAnswers(metrics, RequestMetrics.OTHER, EmptyAnswer.NOT_FOUND)),
                 Paths.exact(AVATAR_PATH, guarded(AVATAR_PATH, metrics, RequestMetrics.RANDOM,
                         new GetOrHeadOnly(avatar, refusedOnAvatar))),
                 Paths.prefix(GravatarPath.PREFIX, guarded(GravatarPath.PREFIX, metrics, RequestMetrics.GRAVATAR,
                         new GetOrHeadOnly(gravatar, refusedOnGravatar))),
                 Paths.exact(HEALTH_PATH, guarded(HEALTH_PATH, metrics, RequestMetrics.HEALTH,
-                        counted(metrics, RequestMetrics.HEALTH, new GetOrHeadOnly(health)))));
+                        new CountedAnswers(metrics, RequestMetrics.HEALTH, new GetOrHeadOnly(health)))));
     }
 
     /** The metrics port: {@code GET}/{@code HEAD /metrics}, {@code 404} for other paths, {@code 405} for other methods. */
@@ -60,12 +60,8 @@ final class Routes {
         return new Paths(EmptyAnswer.NOT_FOUND, Paths.exact(METRICS_PATH, new GetOrHeadOnly(new MetricsHandler(metrics))));
     }
 
-    private static HttpHandler counted(RequestMetrics metrics, int route, HttpHandler next) {
-        return new CountedAnswers(metrics, route, next);
-    }
-
     /** {@code next}, a failure of which is logged as {@code path} and answered {@code 500}, counted under {@code route}. */
     private static HttpHandler guarded(String path, RequestMetrics metrics, int route, HttpHandler next) {
-        return new PrivateErrors(path, next, counted(metrics, route, EmptyAnswer.INTERNAL_SERVER_ERROR));
+        return new PrivateErrors(path, next, new CountedAnswers(metrics, route, EmptyAnswer.INTERNAL_SERVER_ERROR));
     }
 }

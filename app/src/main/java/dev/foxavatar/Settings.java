@@ -42,7 +42,6 @@ public record Settings(int port, String bind, Path images, int ioThreads, int me
                 : List.of(avatar);
     }
 
-    /** True when the {@code /metrics} listener runs. */
     public boolean metricsOn() {
         return metricsPort != METRICS_OFF;
     }
@@ -133,13 +132,13 @@ public record Settings(int port, String bind, Path images, int ioThreads, int me
         Function<Option, String> value = o -> given.getOrDefault(o, o.defaultValue);
         Function<Option, String> named = o -> source.getOrDefault(o, o.flag);
 
-        int port = integer(named.apply(Option.PORT), value.apply(Option.PORT), 1, 65535);
+        int port = integer(named.apply(Option.PORT), value.apply(Option.PORT), 1, 65535, "");
         String bind = address(named.apply(Option.BIND), value.apply(Option.BIND));
         Path images = directory(named.apply(Option.IMAGES), value.apply(Option.IMAGES));
         String threads = value.apply(Option.IO_THREADS);
         int ioThreads = threads.isEmpty()
                 ? Math.max(1, Runtime.getRuntime().availableProcessors())
-                : integer(named.apply(Option.IO_THREADS), threads, 1, 64);
+                : integer(named.apply(Option.IO_THREADS), threads, 1, 64, "");
         String metrics = value.apply(Option.METRICS_PORT).trim();
         int metricsPort = metrics.equals("off") ? METRICS_OFF
                 : integer(named.apply(Option.METRICS_PORT), metrics, 1, 65535, " (or off)");
@@ -159,10 +158,6 @@ public record Settings(int port, String bind, Path images, int ioThreads, int me
         return new Settings(port, bind, images, ioThreads, metricsPort, metricsBind,
                 named.apply(Option.PORT), named.apply(Option.METRICS_PORT), people.isEmpty() ? null : Path.of(people),
                 named.apply(Option.PEOPLE_FILE), defaults.equals("on"));
-    }
-
-    private static int integer(String setting, String text, int min, int max) throws SettingsException {
-        return integer(setting, text, min, max, "");
     }
 
     private static int integer(String setting, String text, int min, int max, String or)

@@ -12,16 +12,8 @@ final class SizeLadder {
     private final int[] index;
     private final int defaultIndex;
 
-    /** @param sizes ascending, at least one; the default is the largest */
-    SizeLadder(int[] sizes) {
-        this(sizes, sizes.length == 0 ? 0 : sizes[sizes.length - 1]);
-    }
-
     /** @param sizes ascending, at least one; @param defaultSize one of them, the answer to no valid size */
     SizeLadder(int[] sizes, int defaultSize) {
-        if (sizes.length == 0) {
-            throw new IllegalArgumentException("no size");
-        }
         this.sizes = sizes.clone();
         int largest = sizes[sizes.length - 1];
         this.index = new int[largest + 1];
@@ -44,7 +36,6 @@ final class SizeLadder {
         return requested < 0 ? defaultIndex : requested >= index.length ? sizes.length - 1 : index[requested];
     }
 
-    /** The size (px) at an index. */
     int size(int index) {
         return sizes[index];
     }

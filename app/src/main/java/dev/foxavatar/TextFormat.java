@@ -32,12 +32,10 @@ final class TextFormat {
         return out.toString();
     }
 
-    /** A sample without labels. */
     static void sample(StringBuilder out, String name, double value) {
         number(out.append(name).append(' '), value).append('\n');
     }
 
-    /** A sample with one label. */
     static void sample(StringBuilder out, String name, String label, String value, double v) {
         number(out.append(name).append('{').append(label).append("=\"").append(escape(value)).append("\"} "), v)
                 .append('\n');

@@ -7,12 +7,11 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** A drawn set's keyed answers over real HTTP: the key's identity, an SVG for browsers, else a PNG. */
 class IdentitiesTest extends ServerOverHttp {
-    private static final int[] BUCKETS = TestImages.buckets(IntStream.rangeClosed(1, FOXES).mapToObj(n -> "Renard-" + n).toList());
+    private static final int[] BUCKETS = TestImages.buckets(FOXES);
 
     URI startDrawn() throws Exception {
         TestImages.create(dir, FOXES);
@@ -63,14 +62,11 @@ class IdentitiesTest extends ServerOverHttp {
 
     @Test
     void identities_are_counted_as_svg_or_png() throws Exception {
-        TestImages.create(dir, FOXES);
-        TestImages.addVariants(dir);
-        ImageManifest manifest = ImageManifest.load(dir);
-        RequestMetrics counted = new RequestMetrics(manifest, "0123456789ab");
-        URI base = start(Routes.avatarPort(manifest, PeopleList.NONE, false, counted));
+        URI base = startDrawn();
         send("GET", base.resolve("/?u=a"), "Accept", CHROMIUM);
         send("GET", base.resolve("/avatar/" + "ab".repeat(16)), "Accept", "*/*");
-        Scrape s = Scrape.whenCounted(counted, 2);
+        URI metrics = URI.create("http://127.0.0.1:" + server.metricsPort() + "/metrics");
+        Scrape s = Scrape.whenCounted(() -> send("GET", metrics).body(), 2);
         assertEquals(1, s.value("fox_avatar_requests_total", "route=\"keyed\"", "status=\"302\"", "format=\"svg\""));
         assertEquals(1, s.value("fox_avatar_requests_total", "route=\"gravatar\"", "status=\"302\"", "format=\"png\""));
     }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -29,7 +28,7 @@ class ImageManifestTest {
         Collections.reverse(images);
         lines.addAll(images);
         TestImages.writeManifest(dir, lines);
-        ImageManifest m = ImageManifest.load(dir);
+        ImageManifest m = ManifestReader.read(dir);
         assertEquals(List.of("image/avif", "image/webp", "image/png"),
                 m.formats().stream().map(ImageManifest.Format::mediaType).toList());
         assertArrayEquals(TestImages.SIZES, m.sizes());
@@ -41,30 +40,7 @@ class ImageManifestTest {
 
     @Test
     void a_missing_manifest_is_named() {
-        ManifestException e = assertThrows(ManifestException.class, () -> ImageManifest.load(dir));
+        ManifestException e = assertThrows(ManifestException.class, () -> ManifestReader.read(dir));
         assertTrue(e.getMessage().contains("no manifest.tsv in " + dir), e.getMessage());
-    }
-
-    /** The repository's committed image set (images/manifest.tsv, made by `make images`). */
-    @Test
-    void the_committed_manifest_loads_with_21_foxes_the_ladder_its_default_and_three_formats() throws Exception {
-        Path images = Path.of(System.getProperty("avatar.repo.images", "../images"));
-        assertTrue(Files.isRegularFile(images.resolve(ManifestReader.FILE)), images + "/manifest.tsv: not there");
-        ImageManifest m = ImageManifest.load(images);
-        assertEquals(21, m.foxes().length);
-        assertArrayEquals(TestImages.SIZES, m.sizes());
-        assertEquals(TestImages.DEFAULT_SIZE, m.defaultSize());
-        assertEquals(List.of("image/avif", "image/webp", "image/png"),
-                m.formats().stream().map(ImageManifest.Format::mediaType).toList());
-        assertEquals(List.of(TestImages.FORMATS), m.formats().stream().map(ImageManifest.Format::extension).toList());
-        assertEquals(TestImages.KEYED_MAX_AGE, m.keyedMaxAge());
-        assertEquals(TestImages.MAX_KEY_LENGTH, m.maxKeyLength());
-        for (int f = 0; f < 21; f++) {
-            for (int s = 0; s < 9; s++) {
-                for (int x = 0; x < 3; x++) {
-                    assertTrue(m.path(f, s, x).matches(TestImages.LOCATION), m.path(f, s, x));
-                }
-            }
-        }
     }
 }

@@ -1,8 +1,6 @@
 package dev.foxavatar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -40,11 +38,5 @@ class KeyBucketsTest {
         assertEquals(9998, KeyBuckets.bucket((int) (9999L * 429_496 - 1)));
         assertEquals(9999, KeyBuckets.bucket((int) (9999L * 429_496)));
         assertEquals(9999, KeyBuckets.bucket(0xffffffff), "the last part takes the rest up to 2^32 - 1");
-    }
-
-    @Test
-    void the_table_must_have_10000_buckets() {
-        assertThrows(IllegalArgumentException.class, () -> new KeyBuckets(new int[9999]));
-        assertTrue(new KeyBuckets(new int[10_000]).picture(-1) == 0);
     }
 }

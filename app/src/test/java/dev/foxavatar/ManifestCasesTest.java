@@ -126,12 +126,12 @@ class ManifestCasesTest {
     void the_sidecar_gives_the_tables_verdict(Case c) throws Exception {
         Path dir = makeSet(c);
         if (c.expect().startsWith("ok ")) {
-            assertEquals(c.expect().substring("ok ".length()), summary(ImageManifest.load(dir)));
+            assertEquals(c.expect().substring("ok ".length()), summary(ManifestReader.read(dir)));
             return;
         }
         String want = c.expect().substring("refused ".length());
         try {
-            ImageManifest m = ImageManifest.load(dir);
+            ImageManifest m = ManifestReader.read(dir);
             fail("accepted: " + summary(m));
         } catch (ManifestException refused) {
             String message = refused.getMessage();

@@ -25,9 +25,9 @@ class PeopleListTest {
     @BeforeAll
     static void sets() throws Exception {
         TestImages.create(dir, 21);
-        plain = ImageManifest.load(dir);
+        plain = ManifestReader.read(dir);
         TestImages.addVariants(dir);
-        drawn = ImageManifest.load(dir);
+        drawn = ManifestReader.read(dir);
     }
 
     private PeopleList read(String text, boolean identities) throws Exception {

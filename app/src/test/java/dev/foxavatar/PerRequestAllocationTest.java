@@ -56,7 +56,7 @@ class PerRequestAllocationTest extends ServerOverHttp {
     void answering_a_request_allocates_nothing_beyond_undertows_own_work() throws Exception {
         TestImages.create(dir, FOXES);
         TestImages.addVariants(dir);
-        ImageManifest manifest = ImageManifest.load(dir);
+        ImageManifest manifest = ManifestReader.read(dir);
         PeopleList people = PeopleList.read(java.nio.file.Files.writeString(dir.resolve("people.tsv"),
                 "0bc83cb571cd1c50ba6f3e8a78ef1346\t7-v23\n"), "--people", manifest);
         HttpHandler service = Routes.avatarPort(manifest, people, true,

@@ -68,10 +68,6 @@ class ProcessContractIT {
         return p;
     }
 
-    private Process launch(Map<String, String> env, String... args) throws IOException {
-        return launch(List.of(), env, args);
-    }
-
     private String stderr() throws IOException {
         return Files.readString(dir.resolve("stderr.log"), StandardCharsets.UTF_8);
     }
@@ -117,30 +113,27 @@ class ProcessContractIT {
 
     /** A faulty image set exits the same way (one catch in Main); its line is {@code ImageManifestTest}'s. */
     @Test
-    void a_wrong_setting_exits_2_with_one_line_naming_it_as_set_and_help_exits_0_with_the_usage() throws Exception {
+    void a_wrong_setting_exits_2_a_port_in_use_1_each_with_one_line_naming_the_setting_as_set_and_help_exits_0()
+            throws Exception {
         assertExitsWithOneLine(2, "avatar: AVATAR_METRICS_BIND: 'metrics.local' is not an IP address",
-                launch(Map.of("AVATAR_METRICS_BIND", "metrics.local")));
-        Process p = launch(Map.of(), "--help");
+                launch(List.of(), Map.of("AVATAR_METRICS_BIND", "metrics.local")));
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Process p = launch(List.of(), Map.of("AVATAR_PORT", String.valueOf(freePort()),
+                    "AVATAR_METRICS_PORT", String.valueOf(taken.getLocalPort())));
+            assertExitsWithOneLine(1, "avatar: cannot listen on 127.0.0.1:" + taken.getLocalPort()
+                    + " (AVATAR_METRICS_PORT): Address already in use", p);
+        }
+        Process p = launch(List.of(), Map.of(), "--help");
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue());
         assertTrue(Files.readString(dir.resolve("stdout.log")).startsWith(Settings.usage()));
     }
 
     @Test
-    void a_port_in_use_exits_1_with_one_line_naming_the_setting_that_chose_it() throws Exception {
-        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            Process p = launch(Map.of("AVATAR_PORT", String.valueOf(freePort()),
-                    "AVATAR_METRICS_PORT", String.valueOf(taken.getLocalPort())));
-            assertExitsWithOneLine(1, "avatar: cannot listen on 127.0.0.1:" + taken.getLocalPort()
-                    + " (AVATAR_METRICS_PORT): Address already in use", p);
-        }
-    }
-
-    @Test
     void serves_with_settings_from_the_environment_logs_one_startup_line_and_stops_on_sigterm_with_exit_0()
             throws Exception {
         int port = freePort();
-        Process p = launch(Map.of("AVATAR_PORT", String.valueOf(port), "AVATAR_METRICS_PORT", "off"));
+        Process p = launch(List.of(), Map.of("AVATAR_PORT", String.valueOf(port), "AVATAR_METRICS_PORT", "off"));
         awaitHealthy(p, port);
         HttpResponse<String> r = get(port, "/");
         assertEquals(302, r.statusCode());
@@ -172,7 +165,7 @@ class ProcessContractIT {
     void the_jar_as_deployed_exports_the_jvm_and_process_metrics_without_an_mbean_server() throws Exception {
         int port = freePort();
         int metrics = freePort();
-        Process p = launch(Map.of(), "--port", String.valueOf(port), "--metrics-port", String.valueOf(metrics));
+        Process p = launch(List.of(), Map.of(), "--port", String.valueOf(port), "--metrics-port", String.valueOf(metrics));
         awaitHealthy(p, port);
         HttpResponse<String> r = get(metrics, "/metrics");
         assertEquals(200, r.statusCode(), stderr());

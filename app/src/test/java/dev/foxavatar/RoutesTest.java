@@ -23,7 +23,7 @@ class RoutesTest extends ServerOverHttp {
     @Test
     void each_path_counts_and_logs_its_405_and_its_500_under_its_route_and_every_other_path_its_404() throws Exception {
         TestImages.create(dir, 3);
-        RequestMetrics metrics = new RequestMetrics(ImageManifest.load(dir), "0123456789ab");
+        RequestMetrics metrics = new RequestMetrics(ManifestReader.read(dir), "0123456789ab");
         HttpHandler failing = exchange -> {
             if (exchange.getRequestPath().equals(Routes.HEALTH_PATH)) {
                 throw new NoClassDefFoundError(HASH); // a linkage error is caught as well

@@ -3,6 +3,7 @@ package dev.foxavatar;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,15 +29,13 @@ final class Scrape {
     }
 
     /**
-     * {@code metrics} once they hold {@code requests} counted requests in all (at most 5 s): an answer is
-     * counted just after it is sent, so a client can read it before the count is made.
+     * The scrape {@code body} gives once it holds {@code requests} counted requests in all (at most 5 s): an
+     * answer is counted just after it is sent, so a client can read it before the count is made.
      */
-    static Scrape whenCounted(RequestMetrics metrics, double requests) throws InterruptedException {
+    static Scrape whenCounted(Callable<String> body, double requests) throws Exception {
         long deadline = System.nanoTime() + 5_000_000_000L;
         while (true) {
-            StringBuilder text = new StringBuilder();
-            metrics.write(text);
-            Scrape s = new Scrape(text.toString());
+            Scrape s = new Scrape(body.call());
             if (s.sum("fox_avatar_requests_total") >= requests || System.nanoTime() > deadline) {
                 return s;
             }
@@ -44,7 +43,15 @@ final class Scrape {
         }
     }
 
-    /** The sum of every series of a family. */
+    /** {@link #whenCounted(Callable, double)} of what {@code metrics} writes. */
+    static Scrape whenCounted(RequestMetrics metrics, double requests) throws Exception {
+        return whenCounted(() -> {
+            StringBuilder text = new StringBuilder();
+            metrics.write(text);
+            return text.toString();
+        }, requests);
+    }
+
     double sum(String name) {
         return body.lines().filter(l -> l.startsWith(name + "{") || l.startsWith(name + " "))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();

@@ -62,7 +62,7 @@ abstract class ServerOverHttp {
     /** A fresh service (its own manifest read, tables and Undertow) on the images already in dir. */
     URI startOnExistingImages(String flags) throws Exception {
         Settings settings = settings(flags);
-        ImageManifest images = ImageManifest.load(dir);
+        ImageManifest images = ManifestReader.read(dir);
         return start(AvatarServer.of(settings, images, PeopleList.read(settings.people(), settings.peopleSetting(), images)));
     }
 
@@ -105,29 +105,25 @@ abstract class ServerOverHttp {
         return m;
     }
 
-    static int fox(HttpResponse<?> response) {
-        return Integer.parseInt(location(response).group(1));
-    }
-
-    /** The whole answer, as sent, to a GET sent byte for byte (for what HttpClient would encode first). */
-    String rawHead(String target) throws IOException {
-        return raw(server.port(), ("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                .getBytes(StandardCharsets.ISO_8859_1), 4096);
-    }
-
     /**
      * The answer to one request on a connection of its own, its header lines sorted, one a line ({@code
      * "HTTP/1.1 404 Not Found\nConnection: close\nContent-Length: 0\n\nbody"}): all but Undertow's header order.
+     * The request is sent byte for byte (for what HttpClient would encode first).
      */
     String answer(String method, String target) throws IOException {
         String raw = raw(server.port(), (method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 .getBytes(StandardCharsets.ISO_8859_1), 4096);
         int end = raw.indexOf("\r\n\r\n");
         assertTrue(end > 0, "no end of head in: " + raw);
-        String[] head = raw.substring(0, end).split("\r\n");
-        String[] headers = Arrays.copyOfRange(head, 1, head.length);
+        return sorted(raw.substring(0, end)) + "\n\n" + raw.substring(end + 4);
+    }
+
+    /** A head's status line, then its header lines sorted, joined by "\n". */
+    static String sorted(String head) {
+        String[] lines = head.split("\r\n");
+        String[] headers = Arrays.copyOfRange(lines, 1, lines.length);
         Arrays.sort(headers);
-        return head[0] + "\n" + String.join("\n", headers) + "\n\n" + raw.substring(end + 4);
+        return lines[0] + "\n" + String.join("\n", headers);
     }
 
     /** Sends bytes as they are and returns up to {@code limit} bytes of the answer. */

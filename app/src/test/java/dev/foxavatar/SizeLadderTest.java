@@ -32,11 +32,9 @@ class SizeLadderTest {
     }
 
     @Test
-    void no_valid_size_gives_the_default_on_the_ladder_or_without_one_the_largest() {
+    void no_valid_size_gives_the_default_on_the_ladder() {
         assertEquals(256, snap(AvatarQuery.NONE));
-        SizeLadder noDefault = new SizeLadder(TestImages.SIZES);
-        assertEquals(512, noDefault.size(noDefault.index(AvatarQuery.NONE)));
-        SizeLadder one = new SizeLadder(new int[] {100});
+        SizeLadder one = new SizeLadder(new int[] {100}, 100);
         assertEquals(0, one.index(1));
         assertEquals(0, one.index(1000));
         assertEquals(0, one.index(AvatarQuery.NONE));

@@ -59,8 +59,8 @@ final class TestImages {
             Files.write(dir.resolve("Renard-" + fox + ".png"), new byte[] {(byte) fox});
             lines.add("legacy\tRenard-" + fox + ".png\t" + fox + "\t256\tpng");
         }
-        lines.add("buckets\t" + java.util.stream.IntStream.range(0, KeyBuckets.BUCKETS)
-                .mapToObj(b -> String.valueOf(b % foxes + 1)).collect(java.util.stream.Collectors.joining(" ")));
+        lines.add("buckets\t" + java.util.stream.IntStream.of(buckets(foxes)).mapToObj(String::valueOf)
+                .collect(java.util.stream.Collectors.joining(" ")));
         writeManifest(dir, lines);
         return lines;
     }
@@ -74,21 +74,17 @@ final class TestImages {
         return Integer.MAX_VALUE;
     }
 
-    /**
-     * The fixture's bucket table (what {@link #create} writes) for the pictures named by ids: bucket b
-     * goes to picture b % N + 1. The sidecar reads whatever table the manifest gives (how
-     * imageset/buckets.py fills it is tested there), so the fixture's only needs every picture in it.
-     */
-    static int[] buckets(List<String> ids) {
-        return java.util.stream.IntStream.range(0, KeyBuckets.BUCKETS).map(b -> b % ids.size() + 1).toArray();
+    /** The bucket table {@link #create} writes for that many pictures: bucket b goes to picture b % N + 1. */
+    static int[] buckets(int pictures) {
+        return java.util.stream.IntStream.range(0, KeyBuckets.BUCKETS).map(b -> b % pictures + 1).toArray();
     }
 
-    /** The variants record {@link #addVariants} writes: 80 identities a picture, PNGs at 64, 256 and 512 px. */
-    static final String VARIANTS = "variants\ti/0123456789\tRenard\t80\t64 256 512";
-
-    /** Adds the keyed identities' record to dir's manifest (their files are never read: drawn where served). */
+    /**
+     * Adds the keyed identities' record to dir's manifest: 80 identities a picture, PNGs at 64, 256 and 512 px
+     * (their files are never read: drawn where served).
+     */
     static void addVariants(Path dir) throws IOException {
-        Files.writeString(dir.resolve(ManifestReader.FILE), VARIANTS + "\n", StandardCharsets.UTF_8,
+        Files.writeString(dir.resolve(ManifestReader.FILE), "variants\ti/0123456789\tRenard\t80\t64 256 512\n", StandardCharsets.UTF_8,
                 java.nio.file.StandardOpenOption.APPEND);
     }
 
