@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from . import avatar
 from .candidates import CANDIDATES, FullStack
-from .common import CONCS, DURATION, ROUNDS, SMOKE, STARTS, WARMUP, loadavg, log, med, memory_kb, threads
+from .common import CONCS, DURATION, ROUNDS, SMOKE, STARTS, WARMUP, loadavg, log, med, memory_kb, proc_sum
 
 
 def throughput(cands):
@@ -60,7 +60,7 @@ def alone(cands):
                     time.sleep(0.5)
                     pids = c.pids()
                     c.rss, c.pss = memory_kb(pids)
-                    c.nthreads, c.nprocs = threads(pids), len(pids)
+                    c.nthreads, c.nprocs = proc_sum(pids, "status", "Threads"), len(pids)
                     c.app_rss, c.app_pss = memory_kb(c.app_pids()) if c.app_pids else (None, None)
                     log(f"memory {c.key}: RSS {c.rss / 1024:.1f} MB, PSS {c.pss / 1024:.1f} MB, {c.nthreads} threads")
             finally:

@@ -1,6 +1,5 @@
-"""The candidates: the server sets `make bench` compares, each started fresh, its server processes pinned
-to the server core. A candidate is one class (its key and name, its targets, start_procs()) and one entry
-in CANDIDATES, whose order is the report's."""
+"""The server sets `make bench` compares, each started fresh, pinned to the server core; CANDIDATES' order
+is the report's."""
 import json
 import os
 import re
@@ -20,11 +19,15 @@ from .common import (AVATAR_PATH, AVATAR_SIZE, CHROMIUM_ACCEPT, CLIENT_CPU, GRAV
 from .load import Target, h2_shape, header_args
 
 
+def tails(files):
+    return "\n".join(f"--- {f.name}\n" + f.read_text(errors="replace")[-3000:] for f in files)
+
+
 class Candidate:
-    """A server set started fresh by the harness. Subclasses define start_procs() and the targets."""
     key = name = ""
     startup_port = None  # plain-HTTP port answering GET / with 302, for the start-up measurement
     smoke_skip = None    # why make bench-smoke leaves the candidate out
+    app_pids = None      # the full stacks': the sidecar's processes
 
     def __init__(self, ws):
         self.ws, self.procs = ws, []
@@ -49,18 +52,14 @@ class Candidate:
     def pids(self):
         return tree([p.pid for p in self.procs])
 
-    app_pids = None   # the full stacks': the sidecar's processes
-
     def alive(self):
         return all(p.poll() is None for p in self.procs)
 
     def logs(self):
-        return "\n".join(f"--- {f.name}\n" + f.read_text(errors="replace")[-3000:]
-                         for f in sorted(self.dir.glob("*.log")) + sorted(self.dir.glob("logs/*")))
+        return tails(sorted(self.dir.glob("*.log")) + sorted(self.dir.glob("logs/*")))
 
 
 def java(images, port, metrics_port=None):
-    """The jar with app/jvm.options; the /metrics listener only with a metrics_port."""
     return ["java", f"@{JVM_OPTIONS}", "-jar", str(JAR), "--images", str(images), "--port", str(port), "--bind", HOST,
             "--metrics-port", str(metrics_port or "off")]
 
@@ -94,8 +93,7 @@ class SidecarMetrics(Sidecar):
         self.targets = [self.targets[0], self.targets[2]]
 
     def scrape(self):
-        with urllib.request.urlopen(f"http://{HOST}:{self.metrics_port}/metrics", timeout=60) as r:
-            return r.read()
+        urllib.request.urlopen(f"http://{HOST}:{self.metrics_port}/metrics", timeout=60).read()
 
 
 class FullStack(Candidate):
@@ -104,9 +102,10 @@ class FullStack(Candidate):
     content-addressed 64 px image Nginx serves itself (a 200). Its start-up is not timed."""
     key, name = "stack", "Full stack: our Nginx config (HTTPS) -> sidecar"
 
+    ls = None
+
     def __init__(self, ws):
         super().__init__(ws)
-        self.ls = None
         image = ws.manifest.location(ws.manifest.foxes[0], AVATAR_SIZE, expected_format(ws.manifest))
         self.targets = [Target(self, "HTTPS/1.1", None), Target(self, "HTTPS/2", None, tool="h2load"),
                         Target(self, "HTTPS/1.1", None, path=image, expect=200),
@@ -129,14 +128,10 @@ class FullStack(Candidate):
         self.ls, self.procs = None, []
 
     def logs(self):
-        return "\n".join(f"--- {f.name}\n" + f.read_text(errors="replace")[-3000:]
-                         for f in (sorted(self.ls.logs.glob("*")) if self.ls else []))
+        return tails(sorted(self.ls.logs.glob("*")) if self.ls else [])
 
-    def app_pids(self):
-        return tree([self.procs[0].pid]) if self.procs else []
-
-    def nginx_pids(self):
-        return tree([self.procs[1].pid]) if self.procs else []
+    def app_pids(self, i=0):
+        return tree([self.procs[i].pid]) if self.procs else []
 
     def fallbacks(self):
         """Requests Nginx's fallback answered (the sidecar failed them): must stay 0."""
@@ -233,7 +228,7 @@ class Oha:
     def status(self, url, headers=None):
         """302 when a second of oha at c=1 got only 302s (this machine's curl may have no HTTP/3)."""
         r = self.run(url, 1, 1, headers=headers)
-        return (302 if r["requests"] and not r["bad"] else None), None
+        return 302 if r["requests"] and not r["bad"] else None, None
 
 
 class TrixieStack(Candidate):
@@ -270,7 +265,8 @@ class TrixieStack(Candidate):
                                                      "# Written by bench/foxbench/candidates.py\nkeepalive_requests 1000000;\n"})
         url = f"https://{HOST}:{self.https}/"
         self.targets = [Target(self, p, url, tool=Oha(v)) for p, v in (("HTTPS/1.1", "1.1"), ("HTTPS/2", "2"), ("HTTP/3", "3"))]
-        self.nginx_pid = None
+
+    nginx_pid = None
 
     def start(self):
         self.procs = [spawn(java(self.ws.images, self.app_port), self.dir / "java.log")]
@@ -299,5 +295,4 @@ class TrixieStack(Candidate):
         return len(f.read_text().splitlines()) if f.exists() else 0
 
 
-# The candidates of `make bench`, in the report's order.
 CANDIDATES = [Sidecar, SidecarMetrics, FullStack, TrixieStack, NginxAlone, NginxAloneNoLog]

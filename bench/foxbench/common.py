@@ -1,6 +1,5 @@
-"""What every part of the benchmark shares: the settings (the mode and the knobs, read once from the
-environment; docs/bench.md lists them), the server processes (pinned to the server core; what /proc says
-about them), the machine's description, and a run's workspace (the images, a temp dir, a certificate)."""
+"""What the benchmark's parts share: the settings (docs/bench.md lists the knobs), the server processes and
+what /proc says of them, the machine's description, a run's workspace."""
 import atexit
 import datetime
 import hashlib
@@ -80,14 +79,20 @@ def stop(proc, timeout=15):
             proc.wait(timeout=10)
 
 
+def stat(pid):
+    """The fields of /proc/PID/stat after the command's name (state first); [] when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+
+
 def tree(pids):
-    """The given pids and all their descendants (nginx master + workers, php-fpm master + children)."""
+    """The given pids and all their descendants (nginx master + workers)."""
     kids = {}
     for d in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            kids.setdefault(int(Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()[1]), []).append(int(d))
-        except OSError:
-            pass
+        if f := stat(d):
+            kids.setdefault(int(f[1]), []).append(int(d))
     out, todo = [], list(pids)
     while todo:
         out.append(todo.pop())
@@ -112,10 +117,6 @@ def memory_kb(pids):
     return proc_sum(pids, "smaps_rollup", "Rss"), proc_sum(pids, "smaps_rollup", "Pss")
 
 
-def threads(pids):
-    return proc_sum(pids, "status", "Threads")
-
-
 def cgroup_memory(pid):
     """What the kernel charges the memory cgroup of a process (a container's), bytes (cgroup v1 or v2)."""
     for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
@@ -134,14 +135,7 @@ def cgroup_memory(pid):
 
 
 def cpu_seconds(pids):
-    t = 0
-    for p in pids:
-        try:
-            f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            t += int(f[11]) + int(f[12])
-        except OSError:
-            pass
-    return t / os.sysconf("SC_CLK_TCK")
+    return sum(int(f[11]) + int(f[12]) for f in map(stat, pids) if f) / os.sysconf("SC_CLK_TCK")
 
 
 def http_status(port, path="/", timeout=2.0):
@@ -195,7 +189,7 @@ def loadavg():
 
 
 class Workspace:
-    """A run's temp dir (removed at exit), the images and the throw-away certificate of the Nginx candidates."""
+    """A run's temp dir (removed at exit), the images, a throw-away certificate."""
 
     def __init__(self):
         self.images = Path(IMAGES).resolve()

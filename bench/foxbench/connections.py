@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from settle import until
+
 from .common import DURATION, ROOT, SERVER_CPU, SMOKE, cgroup_memory, free_port, loadavg, log, med
 from .report import fmt_int, head
 
@@ -166,21 +168,16 @@ class Stack:
                          ["services"]["nginx"]["environment"].items()
                          if k in ("AVATAR_NGINX_CONNECTIONS", "AVATAR_KEEPALIVE_TIMEOUT")}
 
-    def memory(self):
-        return {s: container_mib(cid) for s, cid in self.ids.items()}
-
     def held(self, counts):
         """Idle browsers held at once, a client process per (http2, n); memory before and while held."""
         # a fresh Nginx: its workers' freed memory would be reused by the next connections
         subprocess.run(["docker", "restart", "-t", "5", self.ids["nginx"]], check=True, capture_output=True, timeout=60)
-        end = time.monotonic() + 60
-        while subprocess.run(["docker", "inspect", "-f", "{{.State.Health.Status}}", self.ids["nginx"]],
-                             capture_output=True, text=True).stdout.strip() != "healthy":
-            if time.monotonic() > end:
-                raise RuntimeError("the Nginx container was not healthy within 60 s of its restart")
-            time.sleep(0.5)
+        until(lambda: subprocess.run(["docker", "inspect", "-f", "{{.State.Health.Status}}", self.ids["nginx"]],
+                                     capture_output=True, text=True).stdout.strip() == "healthy",
+              "the Nginx container healthy after its restart", timeout=60, step=0.5)
         time.sleep(2)   # its start's own allocations done
-        before, ctx, runs = self.memory(), multiprocessing.get_context("fork"), []
+        memory = lambda: {s: container_mib(cid) for s, cid in self.ids.items()}  # noqa: E731
+        before, ctx, runs = memory(), multiprocessing.get_context("fork"), []
         for http2, n in counts:
             mine, theirs = ctx.Pipe()
             p = ctx.Process(target=lambda *a: asyncio.run(browsers(*a)), args=(self.addr, self.port, str(self.ca), http2, n, theirs))
@@ -188,7 +185,7 @@ class Stack:
             runs.append((p, mine))
         try:
             got = [pipe.recv() if pipe.poll(600) else {} for _, pipe in runs]   # each holding everything open
-            during = self.memory()
+            during = memory()
         finally:
             for p, pipe in runs:
                 pipe.send("done")
@@ -258,7 +255,6 @@ def run(ws, m):
         compose("down", "-v", "--remove-orphans", "--timeout", "5", env=stack.env)
 
 
-# The stack's settings a run records, in words.
 SETTING_WORDS = {"AVATAR_KEEPALIVE_TIMEOUT": "keep-alive timeout (s)", "AVATAR_NGINX_CONNECTIONS": "connection limit"}
 
 

@@ -20,7 +20,7 @@ def run(ws, m):
 
     def sampler():
         while not stop_evt.is_set():
-            a, n = memory_kb(st.app_pids()), memory_kb(st.nginx_pids())
+            a, n = memory_kb(st.app_pids()), memory_kb(st.app_pids(1))
             samples.append((time.monotonic() - t0, a[0], a[1], n[0], done))
             stop_evt.wait(interval_s)
     try:
