@@ -17,10 +17,10 @@ COUNTED = ("response bytes of the 302 and of the image, as received over HTTPS/1
 BROWSER_HEADERS = {"Accept": CHROMIUM_ACCEPT, "Accept-Encoding": "gzip, deflate, br"}
 
 
-def expected_format(manifest, accept=CHROMIUM_ACCEPT):
-    """The format the sidecar gives this Accept: the first whose media type it lists, else the last."""
-    listed = {t.split(";")[0].strip().lower() for t in accept.split(",")}
-    return next((f.ext for f in manifest.formats[:-1] if f.media in listed), manifest.formats[-1].ext)
+def expected_format(manifest):
+    """The format the sidecar gives Chromium's Accept: the first whose media type it lists, else the last."""
+    listed = {t.split(";")[0].strip().lower() for t in CHROMIUM_ACCEPT.split(",")}
+    return next((f.ext for f in manifest.formats[:-1] if f.media_type in listed), manifest.formats[-1].ext)
 
 
 class Connection:

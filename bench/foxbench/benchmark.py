@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from . import avatar
 from .candidates import CANDIDATES, FullStack
-from .common import CONCS, DURATION, ROUNDS, SMOKE, STARTS, WARMUP, loadavg, log, med, memory_kb, proc_sum
+from .common import CONCS, DURATION, ROUNDS, SMOKE, STARTS, WARMUP, left_out, loadavg, log, med, memory_kb, proc_sum
 
 
 def throughput(cands):
@@ -76,7 +76,7 @@ def run(ws, m):
         elif cls.available():
             cands.append(cls(ws))
         else:
-            log(f"{cls.key}: not available on this machine: left out")
+            left_out(f"{cls.key}: not available on this machine")
     throughput(cands)
     alone(cands)
     rows = [{"key": c.key, "name": c.name, "proto": t.proto, "label": t.label, "tool": t.tool, "request": t.path,

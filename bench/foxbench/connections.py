@@ -204,8 +204,8 @@ class Stack:
             return data.split(b"\r\n\r\n")[0].decode("latin-1"), t.session, t.session_reused
 
     def s_time(self, path, version, reuse, parallel=4):
-        """`parallel` openssl s_time processes, each connection fetching path: connections per second (over the
-        wall time), how many were resumed (a letter per connection: r resumed, * full), Nginx's CPU share."""
+        """Parallel openssl s_time processes fetching path: connections per second (over the wall time), how
+        many were resumed (a letter per connection: r resumed, * full), Nginx's CPU share."""
         cpu0, t = container_cpu_s(self.ids["nginx"]), time.monotonic()
         procs = [subprocess.Popen(["openssl", "s_time", "-connect", f"{self.addr}:{self.port}", f"-{version}",
                                    "-reuse" if reuse else "-new", "-time", str(DURATION), "-www", path],

@@ -37,7 +37,7 @@ class Limited:
                         "-v", f"{Path(IMAGES).resolve()}:/opt/avatar/images:ro", IMAGE], check=True, capture_output=True, timeout=60)
         self.starts += 1
         end = time.monotonic() + 60
-        while http_status(self.port, timeout=1.0) != 302:
+        while http_status(self.port) != 302:
             if time.monotonic() > end or not self.alive():
                 raise RuntimeError(f"{self.name} did not answer within 60 s:\n{self.logs()}")
             time.sleep(0.05)

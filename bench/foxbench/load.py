@@ -1,6 +1,5 @@
-"""The load: the targets (a candidate's URL in one protocol) and the tools that load them. A keep-alive
-tool has a name and run(url, conc, duration, count, headers, expect) returning rps, requests, p50_ms,
-p99_ms, bad (not the expected status, or failed)."""
+"""The targets (a candidate's URL in one protocol) and the tools that load them: a tool's run() returns rps,
+requests, p50_ms, p99_ms, bad (not the expected status, or failed)."""
 import json
 import re
 import subprocess
