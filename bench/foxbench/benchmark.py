@@ -1,7 +1,5 @@
-"""The default mode (`make bench`, and `make bench-smoke` in seconds): every candidate of CANDIDATES.
-Phase A, throughput: all running, rounds of wrk/h2load with the targets' order rotating, a counting run per
-target, and the bytes to show a 64 px avatar through the full stack (avatar.py). Phase B, each candidate
-alone: fresh starts timed to the first 302, one run at the highest concurrency, then memory and threads."""
+"""The default mode: every candidate's throughput, all running, in rounds (and the bytes to show an avatar,
+avatar.py); then each alone: fresh starts timed to the first 302, one run, memory and threads."""
 import time
 from urllib.parse import urlsplit
 
@@ -42,8 +40,6 @@ def throughput(cands):
 
 def alone(cands):
     """Each candidate alone on the machine (PSS depends on who else maps the same pages)."""
-    for c in cands:
-        c.startups, c.startup_cpus = [], []
     for i in range(STARTS):
         for c in cands:
             if i and c.startup_port is None:

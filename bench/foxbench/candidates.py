@@ -30,7 +30,7 @@ class Candidate:
     app_pids = None      # the full stacks': the sidecar's processes
 
     def __init__(self, ws):
-        self.ws, self.procs = ws, []
+        self.ws, self.procs, self.startups, self.startup_cpus = ws, [], [], []
         self.dir = Path(tempfile.mkdtemp(prefix=f"{self.key}-", dir=ws.tmp))
         self.dir.chmod(0o755)  # readable by the Nginx workers whatever their user
 
@@ -65,9 +65,7 @@ def java(images, port, metrics_port=None):
 
 
 class Sidecar(Candidate):
-    """Candidate 1: the jar with app/jvm.options, plain HTTP, four targets in the same rounds: the plain `/`,
-    `/` with Chromium's image Accept, the avatar URL `/?s=64&u=KEY` and the Gravatar URL with the same
-    Accept (the avatar URL against `/` + Accept: the cost of the query and the keyed pick)."""
+    """The jar, plain HTTP: `/`, and with Chromium's Accept `/`, the avatar URL and the Gravatar URL."""
     key, name = "sidecar", "Sidecar direct (Undertow, app/jvm.options)"
     metrics_port = None
 
@@ -83,8 +81,7 @@ class Sidecar(Candidate):
 
 
 class SidecarMetrics(Sidecar):
-    """The same jar and flags with its /metrics listener on (the plain `/` and the avatar URL): the cost of
-    counting every request. Its memory is read after a scrape, as Prometheus makes every 15 s."""
+    """The same with /metrics on: the cost of counting; its memory is read after a scrape, as Prometheus makes."""
     key, name = "sidecar-metrics", "Sidecar direct, /metrics on"
 
     def __init__(self, ws):
@@ -97,9 +94,7 @@ class SidecarMetrics(Sidecar):
 
 
 class FullStack(Candidate):
-    """Candidate 2: the full stack as the shared HTTP tests start it (tools/loopback.py: our Nginx
-    configuration, a throw-away CA, the jar with app/jvm.options), HTTPS/1.1 and HTTPS/2, on `/` and on a
-    content-addressed 64 px image Nginx serves itself (a 200). Its start-up is not timed."""
+    """The tests' loopback stack (tools/loopback.py), on `/` and a 64 px image Nginx serves; start-up not timed."""
     key, name = "stack", "Full stack: our Nginx config (HTTPS) -> sidecar"
 
     ls = None
@@ -139,9 +134,8 @@ class FullStack(Candidate):
 
 
 class NginxAlone(Candidate):
-    """The bound: Nginx answering / with the random 302 itself (our fallback made the only path): the
-    per-deployment file nginx/render.py renders (its log format, the fallback split) and a server of its own
-    with tls.conf and the fallback's 302, logging like the full stack."""
+    """The bound: the rendered fox-avatar.conf (its log format, the fallback split) and a server of its own
+    with tls.conf answering / with the fallback's 302, logging like the full stack."""
     key, name = "nginx", "Bound: Nginx alone (split_clients 302)"
     access_log = True
 
@@ -232,10 +226,8 @@ class Oha:
 
 
 class TrixieStack(Candidate):
-    """The full stack on Debian 13: its Nginx (1.26, HTTP/3, OpenSSL 3.5) in a container (--network host,
-    pinned to the server core) serving our configuration rendered with that Nginx's `nginx -V`, the same
-    sidecar behind it; loaded by oha in HTTPS/1.1, HTTPS/2 and HTTP/3 (Debian 13's h2load has no HTTP/3).
-    bench/run.sh makes the images and oha; without Docker it is left out (under CI=true, a failure)."""
+    """The full stack with Debian 13's Nginx in a container (--network host, pinned to the server core), our
+    configuration rendered with its `nginx -V`; loaded by oha (Debian 13's h2load has no HTTP/3)."""
     key = "stack-trixie"
     smoke_skip = "loaded only by oha, which only make bench builds (tools/oha.sh)"
 

@@ -1,9 +1,5 @@
-"""`make bench CONNECTIONS=1`, on the compose stack as shipped (its defaults and memory limits), both
-containers pinned to the server core, the clients on the load generator's core talking to the Nginx
-container's own address (a published port would pass Docker's userland proxy): idle browsers held (a client
-process per protocol: N connections each asking the avatar URL once, then the newest asking again and new
-visitors timed) and the containers' memory before and while they are held; new TLS connections per second
-(`openssl s_time`); a returning visitor's session resumed or not."""
+"""`make bench CONNECTIONS=1` (the method is section()'s text). The clients talk to the Nginx container's own
+address: a published port would pass Docker's userland proxy."""
 import asyncio
 import json
 import multiprocessing
