@@ -1,10 +1,5 @@
-"""The bytes a page downloads to show a 64 px avatar through the full stack, two ways:
-
-  before  GET / -> 302 -> the legacy 256 px /Renard-N.png of the fox it picked
-  after   GET /?s=64&u=KEY with Chromium's Accept -> 302 -> the file it names
-
-Each sample is one fresh TLS connection carrying both requests (HTTP/1.1 keep-alive), a different key each
-time; counted: every byte of both responses after decryption (status line, headers, blank line, body)."""
+"""The bytes a page downloads to show a 64 px avatar through the full stack: `/` then the legacy 256 px PNG
+of the fox it picked, or the avatar URL then the file it names; one fresh TLS connection per sample."""
 import hashlib
 import socket
 import ssl
