@@ -1,9 +1,7 @@
 #!/usr/bin/env python3
-"""fox-avatar's benchmark, started by bench/run.sh (`make bench`, its modes in docs/bench.md): the default
-mode (every candidate, benchmark.py; the memory limits, limits.py), SOAK=1 (soak.py),
-CONNECTIONS=1 (connections.py), BENCH_SMOKE=1 (seconds, nothing timed, its report in a temp dir). A run
-saves its raw results in docs/bench.json (a key per mode) and renders its section of docs/bench.md from
-that file; `bench.py --render` renders the page again from it, measuring nothing."""
+"""fox-avatar's benchmark, started by bench/run.sh (its modes in docs/bench.md). A run saves its raw results
+in docs/bench.json (a key per mode) and renders its section of docs/bench.md from that file; `--render`
+renders the page again from it, measuring nothing."""
 import json
 import os
 import shutil
@@ -17,7 +15,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "tools")]   # fox
 
 from foxbench import benchmark, connections, limits, report, soak  # noqa: E402
 from foxbench.common import (CLIENT_CPU, CONNECTIONS, DOCS, RAW, SERVER_CPU, SMOKE, SOAK,  # noqa: E402
-                             Workspace, describe, die, log)
+                             Workspace, describe, die, left_out, log)
 
 # A mode's key in the raw file -> its section (between the markers bench:KEY in docs/bench.md).
 SECTIONS = {"results": report.results_section, "soak": soak.section, "limits": limits.section,
@@ -25,15 +23,14 @@ SECTIONS = {"results": report.results_section, "soak": soak.section, "limits": l
 
 
 def load_raw(path):
-    raw = json.loads(Path(path).read_text())
+    raw = json.loads(Path(path).read_text()) if Path(path).exists() else {}
     return {k: raw[k] for k in SECTIONS if k in raw}
 
 
 def save_raw(path, key, data):
     """Set one mode's raw results in the file (the other modes' stay)."""
-    raw = dict(load_raw(path) if Path(path).exists() else {}, **{key: data})
     note = "written by `make bench` and its modes (docs/bench.md); `make bench-report` renders docs/bench.md from it"
-    body = json.dumps({k: raw[k] for k in SECTIONS if k in raw}, indent=1, sort_keys=True)
+    body = json.dumps(dict(load_raw(path), **{key: data}), indent=1, sort_keys=True)
     Path(path).write_text('{"generated": ' + json.dumps(note) + ",\n" + body[1:].lstrip("\n") + "\n")
 
 
@@ -79,10 +76,8 @@ def measure(out):
     publish("results", results, out)
     if limits.available():
         publish("limits", limits.run(ws, m), out)
-    elif os.environ.get("CI") == "true":
-        die(f"BENCH_APP_IMAGE: no image {limits.IMAGE!r} for the memory limits (bench/run.sh builds it)")
     else:
-        log("the memory limits: no app image (BENCH_APP_IMAGE; bench/run.sh builds it with Docker): left out")
+        left_out(f"the memory limits: no app image {limits.IMAGE!r} (BENCH_APP_IMAGE)")
     if failed:
         die("requests failed or were not the expected status:\n  " + "\n  ".join(failed))
 

@@ -1,15 +1,7 @@
 # shellcheck shell=bash
-# tools/oha.sh - oha, the HTTP load generator (crates.io, pinned), built with its HTTP/3 feature: the
-# bench's load for the Debian 13 full stack in every protocol (bench/foxbench/candidates.py), because
-# Debian 13's h2load is built without HTTP/3 (nghttp2-client is not linked with ngtcp2).
-#
-#   . tools/oha.sh; oha_ready        prints the binary's path and exports BENCH_OHA
-#
-# Idempotent: `cargo install --locked --features http3 oha@OHA_VERSION` into
-# $FOX_TOOLS/oha-OHA_VERSION-http3/ once per machine (about 7 min of a 2-core machine's CPU, 13 on a
-# busy one), under a lock so parallel callers build it once. Needs cargo (rustup's; Debian 12's
-# rustc is too old for oha's edition), cmake and a C compiler (aws-lc-rs): it says so when missing.
-# Settings: OHA_VERSION (1.16.0), FOX_TOOLS (/var/cache/fox-avatar).
+# tools/oha.sh - oha (crates.io, pinned) built with HTTP/3: the bench's load for the Debian 13 full stack,
+# whose h2load has no HTTP/3. `. tools/oha.sh; oha_ready` builds it once per machine under a lock (cargo
+# from rustup, cmake, a C compiler; ~7-13 min) and exports BENCH_OHA.
 : "${OHA_VERSION:=1.16.0}"
 : "${FOX_TOOLS:=/var/cache/fox-avatar}"
 
@@ -29,7 +21,5 @@ oha_ready() {
       rm -rf "$root" && mv "$root.tmp" "$root"
     ) 8>"$FOX_TOOLS/.oha.lock" || return 1
   fi
-  BENCH_OHA="$root/bin/oha"
-  export BENCH_OHA
-  echo "$BENCH_OHA"
+  export BENCH_OHA="$root/bin/oha"
 }

@@ -1,10 +1,5 @@
-"""The bytes a page downloads to show a 64 px avatar through the full stack, two ways:
-
-  before  GET / -> 302 -> the legacy 256 px /Renard-N.png of the fox it picked
-  after   GET /?s=64&u=KEY with Chromium's Accept -> 302 -> the file it names
-
-Each sample is one fresh TLS connection carrying both requests (HTTP/1.1 keep-alive), a different key each
-time; counted: every byte of both responses after decryption (status line, headers, blank line, body)."""
+"""The bytes a page downloads to show a 64 px avatar through the full stack: `/` then the legacy 256 px PNG
+of the fox it picked, or the avatar URL then the file it names; one fresh TLS connection per sample."""
 import hashlib
 import socket
 import ssl
@@ -17,10 +12,10 @@ COUNTED = ("response bytes of the 302 and of the image, as received over HTTPS/1
 BROWSER_HEADERS = {"Accept": CHROMIUM_ACCEPT, "Accept-Encoding": "gzip, deflate, br"}
 
 
-def expected_format(manifest, accept=CHROMIUM_ACCEPT):
-    """The format the sidecar gives this Accept: the first whose media type it lists, else the last."""
-    listed = {t.split(";")[0].strip().lower() for t in accept.split(",")}
-    return next((f.ext for f in manifest.formats[:-1] if f.media in listed), manifest.formats[-1].ext)
+def expected_format(manifest):
+    """The format the sidecar gives Chromium's Accept: the first whose media type it lists, else the last."""
+    listed = {t.split(";")[0].strip().lower() for t in CHROMIUM_ACCEPT.split(",")}
+    return next((f.ext for f in manifest.formats[:-1] if f.media_type in listed), manifest.formats[-1].ext)
 
 
 class Connection:

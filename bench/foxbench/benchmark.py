@@ -1,13 +1,11 @@
-"""The default mode (`make bench`, and `make bench-smoke` in seconds): every candidate of CANDIDATES.
-Phase A, throughput: all running, rounds of wrk/h2load with the targets' order rotating, a counting run per
-target, and the bytes to show a 64 px avatar through the full stack (avatar.py). Phase B, each candidate
-alone: fresh starts timed to the first 302, one run at the highest concurrency, then memory and threads."""
+"""The default mode: every candidate's throughput, all running, in rounds (and the bytes to show an avatar,
+avatar.py); then each alone: fresh starts timed to the first 302, one run, memory and threads."""
 import time
 from urllib.parse import urlsplit
 
 from . import avatar
 from .candidates import CANDIDATES, FullStack
-from .common import CONCS, DURATION, ROUNDS, SMOKE, STARTS, WARMUP, loadavg, log, med, memory_kb, threads
+from .common import CONCS, DURATION, ROUNDS, SMOKE, STARTS, WARMUP, left_out, loadavg, log, med, memory_kb, proc_sum
 
 
 def throughput(cands):
@@ -42,8 +40,6 @@ def throughput(cands):
 
 def alone(cands):
     """Each candidate alone on the machine (PSS depends on who else maps the same pages)."""
-    for c in cands:
-        c.startups, c.startup_cpus = [], []
     for i in range(STARTS):
         for c in cands:
             if i and c.startup_port is None:
@@ -60,7 +56,7 @@ def alone(cands):
                     time.sleep(0.5)
                     pids = c.pids()
                     c.rss, c.pss = memory_kb(pids)
-                    c.nthreads, c.nprocs = threads(pids), len(pids)
+                    c.nthreads, c.nprocs = proc_sum(pids, "status", "Threads"), len(pids)
                     c.app_rss, c.app_pss = memory_kb(c.app_pids()) if c.app_pids else (None, None)
                     log(f"memory {c.key}: RSS {c.rss / 1024:.1f} MB, PSS {c.pss / 1024:.1f} MB, {c.nthreads} threads")
             finally:
@@ -76,7 +72,7 @@ def run(ws, m):
         elif cls.available():
             cands.append(cls(ws))
         else:
-            log(f"{cls.key}: not available on this machine: left out")
+            left_out(f"{cls.key}: not available on this machine")
     throughput(cands)
     alone(cands)
     rows = [{"key": c.key, "name": c.name, "proto": t.proto, "label": t.label, "tool": t.tool, "request": t.path,

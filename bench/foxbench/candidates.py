@@ -1,6 +1,5 @@
-"""The candidates: the server sets `make bench` compares, each started fresh, its server processes pinned
-to the server core. A candidate is one class (its key and name, its targets, start_procs()) and one entry
-in CANDIDATES, whose order is the report's."""
+"""The server sets `make bench` compares, each started fresh, pinned to the server core; CANDIDATES' order
+is the report's."""
 import json
 import os
 import re
@@ -20,14 +19,18 @@ from .common import (AVATAR_PATH, AVATAR_SIZE, CHROMIUM_ACCEPT, CLIENT_CPU, GRAV
 from .load import Target, h2_shape, header_args
 
 
+def tails(files):
+    return "\n".join(f"--- {f.name}\n" + f.read_text(errors="replace")[-3000:] for f in files)
+
+
 class Candidate:
-    """A server set started fresh by the harness. Subclasses define start_procs() and the targets."""
     key = name = ""
     startup_port = None  # plain-HTTP port answering GET / with 302, for the start-up measurement
     smoke_skip = None    # why make bench-smoke leaves the candidate out
+    app_pids = None      # the full stacks': the sidecar's processes
 
     def __init__(self, ws):
-        self.ws, self.procs = ws, []
+        self.ws, self.procs, self.startups, self.startup_cpus = ws, [], [], []
         self.dir = Path(tempfile.mkdtemp(prefix=f"{self.key}-", dir=ws.tmp))
         self.dir.chmod(0o755)  # readable by the Nginx workers whatever their user
 
@@ -49,26 +52,20 @@ class Candidate:
     def pids(self):
         return tree([p.pid for p in self.procs])
 
-    app_pids = None   # the full stacks': the sidecar's processes
-
     def alive(self):
         return all(p.poll() is None for p in self.procs)
 
     def logs(self):
-        return "\n".join(f"--- {f.name}\n" + f.read_text(errors="replace")[-3000:]
-                         for f in sorted(self.dir.glob("*.log")) + sorted(self.dir.glob("logs/*")))
+        return tails(sorted(self.dir.glob("*.log")) + sorted(self.dir.glob("logs/*")))
 
 
 def java(images, port, metrics_port=None):
-    """The jar with app/jvm.options; the /metrics listener only with a metrics_port."""
     return ["java", f"@{JVM_OPTIONS}", "-jar", str(JAR), "--images", str(images), "--port", str(port), "--bind", HOST,
             "--metrics-port", str(metrics_port or "off")]
 
 
 class Sidecar(Candidate):
-    """Candidate 1: the jar with app/jvm.options, plain HTTP, four targets in the same rounds: the plain `/`,
-    `/` with Chromium's image Accept, the avatar URL `/?s=64&u=KEY` and the Gravatar URL with the same
-    Accept (the avatar URL against `/` + Accept: the cost of the query and the keyed pick)."""
+    """The jar, plain HTTP: `/`, and with Chromium's Accept `/`, the avatar URL and the Gravatar URL."""
     key, name = "sidecar", "Sidecar direct (Undertow, app/jvm.options)"
     metrics_port = None
 
@@ -84,8 +81,7 @@ class Sidecar(Candidate):
 
 
 class SidecarMetrics(Sidecar):
-    """The same jar and flags with its /metrics listener on (the plain `/` and the avatar URL): the cost of
-    counting every request. Its memory is read after a scrape, as Prometheus makes every 15 s."""
+    """The same with /metrics on: the cost of counting; its memory is read after a scrape, as Prometheus makes."""
     key, name = "sidecar-metrics", "Sidecar direct, /metrics on"
 
     def __init__(self, ws):
@@ -94,19 +90,17 @@ class SidecarMetrics(Sidecar):
         self.targets = [self.targets[0], self.targets[2]]
 
     def scrape(self):
-        with urllib.request.urlopen(f"http://{HOST}:{self.metrics_port}/metrics", timeout=60) as r:
-            return r.read()
+        urllib.request.urlopen(f"http://{HOST}:{self.metrics_port}/metrics", timeout=60).read()
 
 
 class FullStack(Candidate):
-    """Candidate 2: the full stack as the shared HTTP tests start it (tools/loopback.py: our Nginx
-    configuration, a throw-away CA, the jar with app/jvm.options), HTTPS/1.1 and HTTPS/2, on `/` and on a
-    content-addressed 64 px image Nginx serves itself (a 200). Its start-up is not timed."""
+    """The tests' loopback stack (tools/loopback.py), on `/` and a 64 px image Nginx serves; start-up not timed."""
     key, name = "stack", "Full stack: our Nginx config (HTTPS) -> sidecar"
+
+    ls = None
 
     def __init__(self, ws):
         super().__init__(ws)
-        self.ls = None
         image = ws.manifest.location(ws.manifest.foxes[0], AVATAR_SIZE, expected_format(ws.manifest))
         self.targets = [Target(self, "HTTPS/1.1", None), Target(self, "HTTPS/2", None, tool="h2load"),
                         Target(self, "HTTPS/1.1", None, path=image, expect=200),
@@ -129,14 +123,10 @@ class FullStack(Candidate):
         self.ls, self.procs = None, []
 
     def logs(self):
-        return "\n".join(f"--- {f.name}\n" + f.read_text(errors="replace")[-3000:]
-                         for f in (sorted(self.ls.logs.glob("*")) if self.ls else []))
+        return tails(sorted(self.ls.logs.glob("*")) if self.ls else [])
 
-    def app_pids(self):
-        return tree([self.procs[0].pid]) if self.procs else []
-
-    def nginx_pids(self):
-        return tree([self.procs[1].pid]) if self.procs else []
+    def app_pids(self, i=0):
+        return tree([self.procs[i].pid]) if self.procs else []
 
     def fallbacks(self):
         """Requests Nginx's fallback answered (the sidecar failed them): must stay 0."""
@@ -144,9 +134,8 @@ class FullStack(Candidate):
 
 
 class NginxAlone(Candidate):
-    """The bound: Nginx answering / with the random 302 itself (our fallback made the only path): the
-    per-deployment file nginx/render.py renders (its log format, the fallback split) and a server of its own
-    with tls.conf and the fallback's 302, logging like the full stack."""
+    """The bound: the rendered fox-avatar.conf (its log format, the fallback split) and a server of its own
+    with tls.conf answering / with the fallback's 302, logging like the full stack."""
     key, name = "nginx", "Bound: Nginx alone (split_clients 302)"
     access_log = True
 
@@ -233,24 +222,18 @@ class Oha:
     def status(self, url, headers=None):
         """302 when a second of oha at c=1 got only 302s (this machine's curl may have no HTTP/3)."""
         r = self.run(url, 1, 1, headers=headers)
-        return (302 if r["requests"] and not r["bad"] else None), None
+        return 302 if r["requests"] and not r["bad"] else None, None
 
 
 class TrixieStack(Candidate):
-    """The full stack on Debian 13: its Nginx (1.26, HTTP/3, OpenSSL 3.5) in a container (--network host,
-    pinned to the server core) serving our configuration rendered with that Nginx's `nginx -V`, the same
-    sidecar behind it; loaded by oha in HTTPS/1.1, HTTPS/2 and HTTP/3 (Debian 13's h2load has no HTTP/3).
-    bench/run.sh makes the images and oha; without Docker it is left out (under CI=true, a failure)."""
+    """The full stack with Debian 13's Nginx in a container (--network host, pinned to the server core), our
+    configuration rendered with its `nginx -V`; loaded by oha (Debian 13's h2load has no HTTP/3)."""
     key = "stack-trixie"
     smoke_skip = "loaded only by oha, which only make bench builds (tools/oha.sh)"
 
     @classmethod
-    def available(cls):
-        if TRIXIE_NGINX and OHA and subprocess.run(["docker", "info"], capture_output=True).returncode == 0:
-            return True
-        if os.environ.get("CI") == "true":
-            die("stack-trixie: Docker, the Debian 13 images or oha (bench/run.sh makes them) are missing")
-        return False
+    def available(cls):   # Docker, the Debian 13 image and oha
+        return bool(TRIXIE_NGINX and OHA) and subprocess.run(["docker", "info"], capture_output=True).returncode == 0
 
     def __init__(self, ws):
         super().__init__(ws)
@@ -270,7 +253,8 @@ class TrixieStack(Candidate):
                                                      "# Written by bench/foxbench/candidates.py\nkeepalive_requests 1000000;\n"})
         url = f"https://{HOST}:{self.https}/"
         self.targets = [Target(self, p, url, tool=Oha(v)) for p, v in (("HTTPS/1.1", "1.1"), ("HTTPS/2", "2"), ("HTTP/3", "3"))]
-        self.nginx_pid = None
+
+    nginx_pid = None
 
     def start(self):
         self.procs = [spawn(java(self.ws.images, self.app_port), self.dir / "java.log")]
@@ -299,5 +283,4 @@ class TrixieStack(Candidate):
         return len(f.read_text().splitlines()) if f.exists() else 0
 
 
-# The candidates of `make bench`, in the report's order.
 CANDIDATES = [Sidecar, SidecarMetrics, FullStack, TrixieStack, NginxAlone, NginxAloneNoLog]

@@ -1,6 +1,5 @@
-"""What every part of the benchmark shares: the settings (the mode and the knobs, read once from the
-environment; docs/bench.md lists them), the server processes (pinned to the server core; what /proc says
-about them), the machine's description, and a run's workspace (the images, a temp dir, a certificate)."""
+"""What the benchmark's parts share: the settings (docs/bench.md lists the knobs), the server processes and
+what /proc says of them, the machine's description, a run's workspace."""
 import atexit
 import datetime
 import hashlib
@@ -52,6 +51,13 @@ def die(msg):
     sys.exit(1)
 
 
+def left_out(what):
+    """A part this machine cannot run is left out; under CI=true, a failure."""
+    if os.environ.get("CI") == "true":
+        die(f"{what} (bench/run.sh makes it)")
+    log(f"{what}: left out")
+
+
 def med(vals):
     vals = [v for v in vals if v is not None]
     return median(vals) if vals else None
@@ -63,31 +69,36 @@ def free_port():
         return s.getsockname()[1]
 
 
-def spawn(argv, logfile, env=None):
+def spawn(argv, logfile):
     """A server process pinned to the server core, in its own process group."""
     return subprocess.Popen(argv, stdout=open(logfile, "ab"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=env, start_new_session=True,
-                            preexec_fn=lambda: os.sched_setaffinity(0, {SERVER_CPU}))
+                            start_new_session=True, preexec_fn=lambda: os.sched_setaffinity(0, {SERVER_CPU}))
 
 
-def stop(proc, timeout=15):
+def stop(proc):
     if proc.poll() is None:
         proc.terminate()
         try:
-            proc.wait(timeout=timeout)
+            proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
 
 
+def stat(pid):
+    """The fields of /proc/PID/stat after the command's name (state first); [] when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+
+
 def tree(pids):
-    """The given pids and all their descendants (nginx master + workers, php-fpm master + children)."""
+    """The given pids and all their descendants (nginx master + workers)."""
     kids = {}
     for d in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            kids.setdefault(int(Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()[1]), []).append(int(d))
-        except OSError:
-            pass
+        if f := stat(d):
+            kids.setdefault(int(f[1]), []).append(int(d))
     out, todo = [], list(pids)
     while todo:
         out.append(todo.pop())
@@ -112,10 +123,6 @@ def memory_kb(pids):
     return proc_sum(pids, "smaps_rollup", "Rss"), proc_sum(pids, "smaps_rollup", "Pss")
 
 
-def threads(pids):
-    return proc_sum(pids, "status", "Threads")
-
-
 def cgroup_memory(pid):
     """What the kernel charges the memory cgroup of a process (a container's), bytes (cgroup v1 or v2)."""
     for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
@@ -134,21 +141,14 @@ def cgroup_memory(pid):
 
 
 def cpu_seconds(pids):
-    t = 0
-    for p in pids:
-        try:
-            f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            t += int(f[11]) + int(f[12])
-        except OSError:
-            pass
-    return t / os.sysconf("SC_CLK_TCK")
+    return sum(int(f[11]) + int(f[12]) for f in map(stat, pids) if f) / os.sysconf("SC_CLK_TCK")
 
 
-def http_status(port, path="/", timeout=2.0):
-    """One plain HTTP/1.1 request; the status code, or None when nothing answers yet."""
+def http_status(port):
+    """One plain HTTP/1.1 GET /; the status code, or None when nothing answers yet."""
     try:
-        with socket.create_connection((HOST, port), timeout=timeout) as s:
-            s.sendall(f"GET {path} HTTP/1.1\r\nHost: {TLS_NAME}\r\nConnection: close\r\n\r\n".encode())
+        with socket.create_connection((HOST, port), timeout=1.0) as s:
+            s.sendall(f"GET / HTTP/1.1\r\nHost: {TLS_NAME}\r\nConnection: close\r\n\r\n".encode())
             m = re.match(rb"HTTP/1\.[01] (\d{3})", s.recv(64))
         return int(m.group(1)) if m else None
     except OSError:
@@ -156,9 +156,9 @@ def http_status(port, path="/", timeout=2.0):
 
 
 def wait_302(port, procs, t0, deadline_s=20.0):
-    """Poll (0.5 ms apart) until GET / answers 302; seconds since t0. Bounded by deadline_s."""
+    """Poll (0.5 ms apart) until GET / answers 302; seconds since t0."""
     while time.monotonic() < t0 + deadline_s:
-        if http_status(port, timeout=1.0) == 302:
+        if http_status(port) == 302:
             return time.monotonic() - t0
         for p in procs:
             if p.poll() is not None:
@@ -195,7 +195,7 @@ def loadavg():
 
 
 class Workspace:
-    """A run's temp dir (removed at exit), the images and the throw-away certificate of the Nginx candidates."""
+    """A run's temp dir (removed at exit), the images, a throw-away certificate."""
 
     def __init__(self):
         self.images = Path(IMAGES).resolve()

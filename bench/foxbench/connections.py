@@ -1,9 +1,5 @@
-"""`make bench CONNECTIONS=1`, on the compose stack as shipped (its defaults and memory limits), both
-containers pinned to the server core, the clients on the load generator's core talking to the Nginx
-container's own address (a published port would pass Docker's userland proxy): idle browsers held (a client
-process per protocol: N connections each asking the avatar URL once, then the newest asking again and new
-visitors timed) and the containers' memory before and while they are held; new TLS connections per second
-(`openssl s_time`); a returning visitor's session resumed or not."""
+"""`make bench CONNECTIONS=1` (the method is section()'s text). The clients talk to the Nginx container's own
+address: a published port would pass Docker's userland proxy."""
 import asyncio
 import json
 import multiprocessing
@@ -15,6 +11,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from settle import until
 
 from .common import DURATION, ROOT, SERVER_CPU, SMOKE, cgroup_memory, free_port, loadavg, log, med
 from .report import fmt_int, head
@@ -166,21 +164,16 @@ class Stack:
                          ["services"]["nginx"]["environment"].items()
                          if k in ("AVATAR_NGINX_CONNECTIONS", "AVATAR_KEEPALIVE_TIMEOUT")}
 
-    def memory(self):
-        return {s: container_mib(cid) for s, cid in self.ids.items()}
-
     def held(self, counts):
         """Idle browsers held at once, a client process per (http2, n); memory before and while held."""
         # a fresh Nginx: its workers' freed memory would be reused by the next connections
         subprocess.run(["docker", "restart", "-t", "5", self.ids["nginx"]], check=True, capture_output=True, timeout=60)
-        end = time.monotonic() + 60
-        while subprocess.run(["docker", "inspect", "-f", "{{.State.Health.Status}}", self.ids["nginx"]],
-                             capture_output=True, text=True).stdout.strip() != "healthy":
-            if time.monotonic() > end:
-                raise RuntimeError("the Nginx container was not healthy within 60 s of its restart")
-            time.sleep(0.5)
+        until(lambda: subprocess.run(["docker", "inspect", "-f", "{{.State.Health.Status}}", self.ids["nginx"]],
+                                     capture_output=True, text=True).stdout.strip() == "healthy",
+              "the Nginx container healthy after its restart", timeout=60, step=0.5)
         time.sleep(2)   # its start's own allocations done
-        before, ctx, runs = self.memory(), multiprocessing.get_context("fork"), []
+        memory = lambda: {s: container_mib(cid) for s, cid in self.ids.items()}  # noqa: E731
+        before, ctx, runs = memory(), multiprocessing.get_context("fork"), []
         for http2, n in counts:
             mine, theirs = ctx.Pipe()
             p = ctx.Process(target=lambda *a: asyncio.run(browsers(*a)), args=(self.addr, self.port, str(self.ca), http2, n, theirs))
@@ -188,7 +181,7 @@ class Stack:
             runs.append((p, mine))
         try:
             got = [pipe.recv() if pipe.poll(600) else {} for _, pipe in runs]   # each holding everything open
-            during = self.memory()
+            during = memory()
         finally:
             for p, pipe in runs:
                 pipe.send("done")
@@ -207,8 +200,8 @@ class Stack:
             return data.split(b"\r\n\r\n")[0].decode("latin-1"), t.session, t.session_reused
 
     def s_time(self, path, version, reuse, parallel=4):
-        """`parallel` openssl s_time processes, each connection fetching path: connections per second (over the
-        wall time), how many were resumed (a letter per connection: r resumed, * full), Nginx's CPU share."""
+        """Parallel openssl s_time processes fetching path: connections per second (over the wall time), how
+        many were resumed (a letter per connection: r resumed, * full), Nginx's CPU share."""
         cpu0, t = container_cpu_s(self.ids["nginx"]), time.monotonic()
         procs = [subprocess.Popen(["openssl", "s_time", "-connect", f"{self.addr}:{self.port}", f"-{version}",
                                    "-reuse" if reuse else "-new", "-time", str(DURATION), "-www", path],
@@ -258,7 +251,6 @@ def run(ws, m):
         compose("down", "-v", "--remove-orphans", "--timeout", "5", env=stack.env)
 
 
-# The stack's settings a run records, in words.
 SETTING_WORDS = {"AVATAR_KEEPALIVE_TIMEOUT": "keep-alive timeout (s)", "AVATAR_NGINX_CONNECTIONS": "connection limit"}
 
 

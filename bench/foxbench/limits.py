@@ -10,7 +10,7 @@ from pathlib import Path
 from .common import (CONCS, DURATION, HOST, IMAGES, ROUNDS, SERVER_CPU, SMOKE, WARMUP, cgroup_memory, free_port,
                      http_status, log, med, memory_kb)
 from .load import Target
-from .report import fmt_int, fmt_ms, fmt_x, head
+from .report import fmt_int, fmt_mb, fmt_ms, fmt_x, head
 
 IMAGE = os.environ.get("BENCH_APP_IMAGE", "")
 LIMITS_MIB, REFERENCE_MIB, TARGET_MIB = [32, 48, 64, 128, 512], 512, 32
@@ -37,7 +37,7 @@ class Limited:
                         "-v", f"{Path(IMAGES).resolve()}:/opt/avatar/images:ro", IMAGE], check=True, capture_output=True, timeout=60)
         self.starts += 1
         end = time.monotonic() + 60
-        while http_status(self.port, timeout=1.0) != 302:
+        while http_status(self.port) != 302:
             if time.monotonic() > end or not self.alive():
                 raise RuntimeError(f"{self.name} did not answer within 60 s:\n{self.logs()}")
             time.sleep(0.05)
@@ -88,15 +88,6 @@ def mappings(pid):
         elif line.startswith(("Rss:", "Anonymous:")):
             current["rss_kb" if line[0] == "R" else "anon_kb"] += int(line.split()[1])
     return out
-
-
-def mappings_table(maps):
-    """RSS and its anonymous part by kind of mapping, as a Markdown table."""
-    mb = lambda kb: f"{kb / 1024:.1f}"  # noqa: E731
-    total = {k: sum(v[k] for v in maps.values()) for k in ("rss_kb", "anon_kb")}
-    return "\n".join(["| Mapping | RSS MB | of which anonymous MB |", "|---|--:|--:|"] + [
-        f"| {k} | {mb(v['rss_kb'])} | {mb(v['anon_kb'])} |" for k, v in sorted(maps.items(), key=lambda kv: -kv[1]["rss_kb"])]
-        + [f"| **all** | **{mb(total['rss_kb'])}** | **{mb(total['anon_kb'])}** |"])
 
 
 def available():
@@ -168,7 +159,7 @@ def section(res):
         return (x["conc"].get(str(c)) or {}).get("rps")
 
     def mib(v):
-        return "–" if v is None else f"{v / 2**20:.1f}"
+        return fmt_mb(v and v / 1024)
 
     lines = head(res, "make bench") + [
         f"The compose app image (`{res['image']}`: app/Dockerfile, JDK 25 jlinked, its AOT cache) in a container per "
@@ -189,11 +180,14 @@ def section(res):
                      f" | {fmt_ms(s['p99_ms']) if s and s['p99_ms'] is not None else '–'} | {fmt_x(r)} | {x['oom_kills']} | "
                      f"{'–' if x.get('startup_s') is None else format(x['startup_s'], '.1f')} | {mib(mem.get('charged'))} | "
                      f"{mib(mem.get('anon'))} | {mib(mem.get('peak'))} | "
-                     f"{'–' if mem.get('rss_kb') is None else format(mem['rss_kb'] / 1024, '.1f')} |")
-    if (ref or {}).get("mappings"):
+                     f"{fmt_mb(mem.get('rss_kb'))} |")
+    if maps := (ref or {}).get("mappings"):
+        total = {k: sum(v[k] for v in maps.values()) for k in ("rss_kb", "anon_kb")}
         lines += ["", f"Where the JVM's RSS goes in the container at {res['reference_mib']} MiB (its last start, "
-                      f"`/proc/PID/smaps`):", "",
-                  mappings_table(ref["mappings"])]
+                      f"`/proc/PID/smaps`):", "", "| Mapping | RSS MB | of which anonymous MB |", "|---|--:|--:|"]
+        lines += [f"| {k} | {fmt_mb(v['rss_kb'])} | {fmt_mb(v['anon_kb'])} |"
+                  for k, v in sorted(maps.items(), key=lambda kv: -kv[1]["rss_kb"])]
+        lines.append(f"| **all** | **{fmt_mb(total['rss_kb'])}** | **{fmt_mb(total['anon_kb'])}** |")
     low = next((x for x in res["limits"] if x["mib"] == res["target_mib"]), None)
     note = ""
     if ref and low and ref["conc"].get(str(hi)):

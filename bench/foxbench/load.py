@@ -1,6 +1,5 @@
-"""The load: the targets (a candidate's URL in one protocol) and the tools that load them. A keep-alive
-tool has a name and run(url, conc, duration, count, headers, expect) returning rps, requests, p50_ms,
-p99_ms, bad (not the expected status, or failed)."""
+"""The targets (a candidate's URL in one protocol) and the tools that load them: a tool's run() returns rps,
+requests, p50_ms, p99_ms, bad (not the expected status, or failed)."""
 import json
 import re
 import subprocess
@@ -70,19 +69,8 @@ class H2load:
 TOOLS = {t.name: t for t in [Wrk(), H2load()]}
 
 
-def percentile(sorted_vals, q):
-    if not sorted_vals:
-        return float("nan")
-    return sorted_vals[min(len(sorted_vals) - 1, max(0, int(round(q / 100 * len(sorted_vals) + 0.5)) - 1))]
-
-
-def curl_status(url, http2=False, headers=None):
-    """(status, Location) of one GET with curl (status None when nothing answers)."""
-    r = subprocess.run(["curl", "-sk", "--http2" if http2 else "--http1.1",
-                        "-o", "/dev/null", *header_args(headers), "-w", "%{http_code} %{redirect_url}",
-                        "--max-time", "3", url], capture_output=True, text=True, timeout=60)
-    status, _, location = r.stdout.partition(" ")
-    return (int(status), location) if status.isdigit() else (None, "")
+def percentile(vals, q):
+    return vals[min(len(vals) - 1, max(0, int(round(q / 100 * len(vals) + 0.5)) - 1))] if vals else float("nan")
 
 
 class Target:
@@ -118,15 +106,15 @@ class Target:
         url = self.url.rstrip("/") + self.path
         if hasattr(self.runner, "status"):
             status, self.location = self.runner.status(url, self.headers)
-        else:
-            status, self.location = curl_status(url, http2=self.tool == "h2load", headers=self.headers)
-        return status
+            return status
+        r = subprocess.run(["curl", "-sk", "--http2" if self.tool == "h2load" else "--http1.1", "-o", "/dev/null",
+                            *header_args(self.headers), "-w", "%{http_code} %{redirect_url}", "--max-time", "3", url],
+                           capture_output=True, text=True, timeout=60)
+        status, _, self.location = r.stdout.partition(" ")
+        return int(status) if status.isdigit() else None
 
     def summary(self, conc):
         """Medians over the rounds at one concurrency (None when it was not run)."""
-        runs = self.runs.get(conc, [])
-        if not runs:
-            return None
-        return {"rps": med([r["rps"] for r in runs]), "p50_ms": med([r["p50_ms"] for r in runs]),
-                "p99_ms": med([r["p99_ms"] for r in runs]), "bad": sum(r["bad"] for r in runs),
-                "requests": sum(r["requests"] for r in runs), "server_cpu": med([r["server_cpu"] for r in runs])}
+        runs = self.runs.get(conc)
+        return runs and {**{k: med([r[k] for r in runs]) for k in ("rps", "p50_ms", "p99_ms", "server_cpu")},
+                         **{k: sum(r[k] for r in runs) for k in ("bad", "requests")}}

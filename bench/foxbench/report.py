@@ -37,9 +37,6 @@ def head(res, command):
     return [generated_by(command, res), "", f"Machine: {machine_line(res['machine'])}.", ""]
 
 
-SMOKE_RESULTS_NOTE = " (SMOKE: 1-second runs, numbers meaningless)"
-
-
 def kind(r):
     """Which request a row makes: the plain `/`, `/` + Accept, the avatar URL, the Gravatar URL or an image."""
     req = r.get("request", "/")
@@ -91,7 +88,7 @@ def table(results):
 
 def results_section(results):
     m = results["machine"]
-    return f"""{generated_by("make bench", results, SMOKE_RESULTS_NOTE)}
+    return f"""{generated_by("make bench", results, " (SMOKE: 1-second runs, numbers meaningless)")}
 
 Machine: {machine_line(m)}.
 
