@@ -87,8 +87,3 @@ def _variants(m):
         "earlier_regex": f"^/{re.escape(vs.directory.rpartition('/')[0])}/[^/]+/{names}",
     }
 
-
-def people_rows(people):
-    """[HASH, F or F-vV] rows of a list read by people.read_people (the Ansible collection's `people`
-    filter; no template reads them)."""
-    return [[h, str(f) if v is None else f"{f}-v{v}"] for h, (f, v) in sorted(people.items())]
