@@ -34,13 +34,11 @@ def manifest(stack):
 
 
 def redirect_target(stack, response):
-    """The path (no leading /) a 302 from the avatar URL points to (relative Location, or absolute
-    on the stack's own origin when the sidecar has a base URL)."""
+    """The path (no leading /) a 302 from the avatar URL points to: a relative Location."""
     location = response.header("Location")
     assert location, "302 without Location"
     parts = urlsplit(location)
-    if parts.scheme:
-        assert f"{parts.scheme}://{parts.netloc}" == stack.https_origin(), location
+    assert not parts.scheme and not parts.netloc, location
     assert not parts.query and not parts.fragment, location
     assert re.fullmatch(r"/[^?#]+", parts.path), location
     return parts.path[1:]
