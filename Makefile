@@ -11,13 +11,13 @@ MVN   := mvn -B -q
         build run images identities people release clean dashboard
 
 # The jar first (test-app), then the release's image builds start in the background on it (tools/prefetch.sh),
-# then two lanes: the Molecule runs in the background, the other layers here; last, every journey page's
-# first block must have run as written in one of them (test-journeys).
+# then two lanes: the Molecule runs and then the Swarm in the background, the other layers here; last, every
+# journey page's first block must have run as written in one of them (test-journeys).
 test: prefetch test-app identities
 	tests/lib/docblocks.py clear
 	tools/prefetch.sh release
 	$(MAKE) --no-print-directory test-docs
-	tests/lanes.sh test-nginx test-monitoring test-compose test-swarm test-ansible-specs test-release -- test-molecule
+	tests/lanes.sh test-nginx test-monitoring test-compose test-ansible-specs test-release -- test-molecule test-swarm
 	$(MAKE) --no-print-directory test-journeys
 
 # Starts what later layers need in the background (the venv, docker compose v2, the systemd host images,
@@ -58,7 +58,7 @@ test-compose:
 
 # docker-stack.yml on a real three-node swarm (Debian 12's and 13's engines in containers, a registry
 # of Debian's docker-registry): the deploy, the spread, updates, a drain and a killed node under load
-# (tests/swarm/run.sh). Pushes the compose images test-compose built.
+# (tests/swarm/run.sh). Pushes the compose images (built, or found in Docker's cache after test-compose).
 test-swarm:
 	tests/swarm/run.sh
 
