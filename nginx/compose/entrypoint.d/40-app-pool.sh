@@ -8,9 +8,9 @@ set -euo pipefail
 servers() {
   local addresses address
   addresses=$(timeout 1 getent ahosts app | awk '{ print $1 }' | sort -u) || true
-  [[ -n $addresses ]] || { echo 'server 127.0.0.1:8080 down;   # no app yet: the fallback answers'; return; }
+  [[ -n $addresses ]] || { echo "server 127.0.0.1:$APP_PORT down;   # no app yet: the fallback answers"; return; }
   while read -r address; do
-    if [[ $address == *:* ]]; then echo "server [$address]:8080;"; else echo "server $address:8080;"; fi
+    if [[ $address == *:* ]]; then echo "server [$address]:$APP_PORT;"; else echo "server $address:$APP_PORT;"; fi
   done <<<"$addresses"
 }
 write() { printf '%s\n' "$1" >/run/nginx/upstream/.new && mv -f /run/nginx/upstream/.new /run/nginx/upstream/app.conf; }

@@ -77,7 +77,7 @@ reason() {
   set +e
   # the first try once Nginx serves port 80's challenges (its status listener answers)
   for _ in $(seq 60); do
-    (exec 3<>/dev/tcp/127.0.0.1/8082) 2>/dev/null && break
+    (exec 3<>/dev/tcp/127.0.0.1/"$NGINX_STATUS_PORT") 2>/dev/null && break
     sleep 1
   done
   delay=$retry_first
