@@ -10,14 +10,12 @@ MVN   := mvn -B -q
         test-ansible-specs test-molecule test-release test-journeys bench bench-smoke bench-report \
         build run images identities people release clean dashboard
 
-# The jar first (test-app), then the release's image builds start in the background on it (tools/prefetch.sh)
-# while the identities are drawn; then two lanes: the Molecule runs and then the Swarm in the background, the
-# other layers here; last, every journey page's first block must have run as written in one of them
-# (test-journeys).
-test: prefetch test-app
-	tools/prefetch.sh release
-	$(MAKE) --no-print-directory identities
+# The jar first (test-app), then the release's image builds start in the background on it (tools/prefetch.sh),
+# then two lanes: the Molecule runs and then the Swarm in the background, the other layers here; last, every
+# journey page's first block must have run as written in one of them (test-journeys).
+test: prefetch test-app identities
 	tests/lib/docblocks.py clear
+	tools/prefetch.sh release
 	$(MAKE) --no-print-directory test-docs
 	tests/lanes.sh test-nginx test-monitoring test-compose test-ansible-specs test-release -- test-molecule test-swarm
 	$(MAKE) --no-print-directory test-journeys

@@ -15,9 +15,8 @@
 # registry lacks either image's X.Y.Z).
 #
 # tools/release.sh warm: step 4's four builds from this tree and app/target/avatar.jar, nothing pushed or
-# changed, so that a later release of the same files finds them in Docker's build cache (make test
-# starts it in the background for its release layer, tools/prefetch.sh: the app's images first, each
-# as soon as its base is there; the identities, which only Nginx's carry, after them).
+# changed, at a low CPU weight, so that a later release of the same files finds them in Docker's build
+# cache (make test starts it in the background for its release layer; tools/prefetch.sh).
 #
 # Environment (optional): RELEASE_ARM64_BASE, the arm64 Debian 13 image to build on (default
 # local/fox-debian-arm64:trixie-slim, tools/docker/arm64.sh); RELEASE_INSECURE_REGISTRY=1: REGISTRY
@@ -57,15 +56,14 @@ lock_builds() { exec 8>/run/lock/fox-avatar-release-build.lock && flock 8; }
 
 if [ "${1:-}" = warm ]; then
   [ -f app/target/avatar.jar ] || die "warm: no app/target/avatar.jar (make build first)"
-  docker_engine_ready && base_image_ready debian:trixie-slim trixie >/dev/null
+  docker_engine_ready && bases
   lock_builds
   mkdir -p dist/warm && cp app/target/avatar.jar dist/warm/avatar.jar
-  build app amd64 debian:trixie-slim local/fox-release-warm/app:amd64 dist/warm/avatar.jar
-  arm64_base_image_ready "$arm64_base" trixie
-  build app arm64 "$arm64_base" local/fox-release-warm/app:arm64 dist/warm/avatar.jar
   make --no-print-directory identities
-  build nginx amd64 debian:trixie-slim local/fox-release-warm/nginx:amd64 dist/warm/avatar.jar
-  build nginx arm64 "$arm64_base" local/fox-release-warm/nginx:arm64 dist/warm/avatar.jar
+  for name in app nginx; do
+    build "$name" amd64 debian:trixie-slim "local/fox-release-warm/$name:amd64" dist/warm/avatar.jar --cpu-shares 256
+    build "$name" arm64 "$arm64_base" "local/fox-release-warm/$name:arm64" dist/warm/avatar.jar --cpu-shares 256
+  done
   step "warm: the release's four images are in the build cache"
   exit 0
 fi
